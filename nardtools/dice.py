@@ -1,0 +1,112 @@
+"""Rolls of two dice (зары).
+
+>>> r = Roll.parse("46")
+>>> r, str(r), r.dice, r.weight
+(Roll(6, 4), '64', (6, 4), 2)
+>>> Roll(5, 5).dice
+(5, 5, 5, 5)
+>>> len(ALL_ROLLS), sum(r.weight for r in ALL_ROLLS)
+(21, 36)
+>>> Roll(6, 5).persian_name
+'shesh-besh'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import InvalidPlayError
+
+# The Persian (Farsi) names of the 21 rolls, as listed in seed 001 ("Шиком при
+# игре считается называть комбинации по-персидски"), in Latin transliteration
+# and in the seed's Cyrillic.  The seed's shorter list calls 5:5 "ду-пяндж".
+PERSIAN_NAMES: dict[tuple[int, int], tuple[str, str]] = {
+    (1, 1): ("apek", "апек"),
+    (2, 1): ("iki-bir", "ики-бир"),
+    (2, 2): ("du-bara", "ду-бара"),
+    (3, 1): ("se-ek", "се-ек"),
+    (3, 2): ("se-bae-du", "сэ-бае-ду"),
+    (3, 3): ("jut-se", "сджют-сэ"),
+    (4, 1): ("jar-ek", "джеар-ек"),
+    (4, 2): ("jar-du", "чар-ду"),
+    (4, 3): ("jar-se", "джеар-се"),
+    (4, 4): ("dor-jar", "дор-джар"),
+    (5, 1): ("panj-ek", "пандж-ек"),
+    (5, 2): ("panj-du", "пандж-ду"),
+    (5, 3): ("panj-se", "пандж-се"),
+    (5, 4): ("panj-jar", "пандж-джеар"),
+    (5, 5): ("du-besh", "ду-беш"),
+    (6, 1): ("shesh-ek", "шеш-ек"),
+    (6, 2): ("shesh-du", "шеш-ду"),
+    (6, 3): ("shesh-se", "шеш-се"),
+    (6, 4): ("jar-shesh", "джеар-шеш"),
+    (6, 5): ("shesh-besh", "шеш-беш"),
+    (6, 6): ("du-shesh", "ду-шеш"),
+}
+
+_ROLL_RE = re.compile(r"\s*([1-6])\s*[-:x ]?\s*([1-6])\s*")
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Roll:
+    """A roll of two dice, stored larger die first; ``str`` is ``"64"``."""
+
+    high: int
+    low: int
+
+    def __post_init__(self) -> None:
+        if not (1 <= self.high <= 6 and 1 <= self.low <= 6):
+            raise InvalidPlayError(f"dice must be 1..6, got {self.high} and {self.low}")
+        if self.low > self.high:
+            hi, lo = self.low, self.high
+            object.__setattr__(self, "high", hi)
+            object.__setattr__(self, "low", lo)
+
+    @classmethod
+    def parse(cls, text: str) -> Roll:
+        """Read ``"64"``, ``"6-4"``, ``"6:4"``, ``"4 6"`` (either order)."""
+        m = _ROLL_RE.fullmatch(text)
+        if not m:
+            raise InvalidPlayError(f"cannot read dice {text!r}; expected two digits 1-6 such as '64'")
+        return cls(int(m[1]), int(m[2]))
+
+    @property
+    def is_double(self) -> bool:
+        """True for a double (куш, дубль)."""
+        return self.high == self.low
+
+    @property
+    def dice(self) -> tuple[int, ...]:
+        """The dice to play: two values, or four for a double."""
+        return (self.high,) * 4 if self.is_double else (self.high, self.low)
+
+    @property
+    def weight(self) -> int:
+        """How many of the 36 equally likely throws give this roll."""
+        return 1 if self.is_double else 2
+
+    @property
+    def pips(self) -> int:
+        """Total pips of the roll (a double counts four times)."""
+        return sum(self.dice)
+
+    @property
+    def persian_name(self) -> str:
+        """The Persian name of the roll (seed 001), transliterated."""
+        return PERSIAN_NAMES[(self.high, self.low)][0]
+
+    @property
+    def persian_name_ru(self) -> str:
+        """The Persian name of the roll as written in seed 001 (Cyrillic)."""
+        return PERSIAN_NAMES[(self.high, self.low)][1]
+
+    def __str__(self) -> str:
+        return f"{self.high}{self.low}"
+
+    def __repr__(self) -> str:
+        return f"Roll({self.high}, {self.low})"
+
+
+#: The 21 distinct rolls, doubles included, highest first.
+ALL_ROLLS: tuple[Roll, ...] = tuple(Roll(h, l) for h in range(6, 0, -1) for l in range(h, 0, -1))

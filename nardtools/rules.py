@@ -1,0 +1,335 @@
+"""Rule options, rule violations and named rulesets.
+
+Every point where the source texts disagree (see ``docs/rules.md``) is an
+*option*; a *ruleset* fixes all options at once and is found by name or alias.
+Any option can then be overridden by name, as ``--set OPTION=VALUE`` does:
+
+>>> rs = find_ruleset("luckyea")
+>>> rs.rules.head, rs.rules.block
+('general', 'ahead')
+>>> r = rs.rules.with_options({"head": "doubles-list", "block": "opponent-in-home"})
+>>> r.head, r.block
+('doubles-list', 'opponent-in-home')
+>>> find_ruleset("gnubg").name
+'backgammon'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .errors import RulesetError
+from .position import LAYOUTS, GameKind
+
+
+class Violation(str, enum.Enum):
+    """The rule a play breaks; ``str`` is a short stable name, ``describe()`` a sentence."""
+
+    NO_CHECKER = "no-checker"
+    BAR_FIRST = "bar-first"
+    OPPONENT_POINT = "opponent-point"
+    HEAD = "head-rule"
+    SIX_BLOCK = "six-block"
+    BEAR_OFF_NOT_HOME = "bear-off-not-all-home"
+    BEAR_OFF_HIGHER = "bear-off-higher-point"
+    NO_SUCH_DIE = "no-such-die"
+    DICE_NOT_USED = "dice-not-used-in-full"
+    LARGER_DIE = "larger-die"
+    HIT_AND_HIDE = "hit-and-hide"
+    NO_HIT = "no-hitting"
+    ENTER_FIRST = "enter-all-first"
+    INSIDE_HOME = "no-move-inside-home"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def describe(self) -> str:
+        """One sentence naming the rule."""
+        return _VIOLATION_TEXT[self]
+
+
+_VIOLATION_TEXT = {
+    Violation.NO_CHECKER: "there is no checker of the mover on the source point",
+    Violation.BAR_FIRST: "checkers on the bar must enter before any other checker moves",
+    Violation.OPPONENT_POINT: "a checker may not land on a point held by the opponent",
+    Violation.HEAD: "only one checker may leave the head (голова) per turn",
+    Violation.SIX_BLOCK: "six consecutive points may not block every opponent checker (запирание)",
+    Violation.BEAR_OFF_NOT_HOME: "bearing off starts only when all checkers are home",
+    Violation.BEAR_OFF_HIGHER: "a larger die bears off only from the highest occupied point",
+    Violation.NO_SUCH_DIE: "the move's distance matches no unused die of the roll",
+    Violation.DICE_NOT_USED: "as many dice as possible must be played",
+    Violation.LARGER_DIE: "when only one die can be played, the larger must be played if possible",
+    Violation.HIT_AND_HIDE: "a checker that hit in its own home may not move on to cover itself (Caucasian rule)",
+    Violation.NO_HIT: "no hitting until one of the mover's checkers has reached home",
+    Violation.ENTER_FIRST: "all checkers must enter before any entered checker moves",
+    Violation.INSIDE_HOME: "checkers may not move inside the home",
+}
+
+
+# ---------------------------------------------------------------------------
+# Options
+
+#: Points per outcome kind for each scoring table (the kinds are those of
+#: :class:`nardtools.outcome.OutcomeKind`).  A kind a table omits scores as the
+#: next lower kind that it has (koks -> mars, home mars -> mars).
+SCORING_TABLES: dict[str, dict[str, int]] = {
+    "backgammon": {"single": 1, "gammon": 2, "backgammon": 3},
+    "classic": {"oin": 1, "mars": 2},
+    "nardionline": {"oin": 1, "mars": 2, "home-mars": 3, "koks": 4},
+    "luckyea": {"oin": 1, "mars": 2, "home-mars": 3},
+    "yellowclub": {"oin": 1, "mars": 2, "home-mars": 2, "koks": 3},
+    "wikipedia": {"oin": 1, "mars": 2, "home-mars": 3},
+    "wikipedia-old": {"oin": 1, "mars": 2, "koks": 3, "home-mars": 4},
+}
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "head": ("general", "doubles-list", "none"),
+    "block": ("ahead", "opponent-in-home", "none"),
+    "block-check": ("end-of-turn", "every-step"),
+    "block-path": ("opponent", "mover"),
+    "bear-off": ("overshoot", "exact"),
+    "opening": ("play-opening-dice", "reroll"),
+    "koks": ("start-quarter", "head", "none"),
+    "scoring": tuple(SCORING_TABLES),
+    "start": tuple(LAYOUTS),
+}
+
+
+def _opt(default: Any, doc: str, seed: str) -> Any:
+    return field(default=default, metadata={"doc": doc, "seed": seed})
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every rule option, by value.  Option names on the command line use
+    hyphens (``block-check``); the attributes use underscores.
+    """
+
+    game: GameKind = _opt(GameKind.BACKGAMMON, "board geometry: backgammon or long", "RULES.md")
+    start: str = _opt("backgammon", "starting layout", "000 glossary, 001 list")
+    hitting: bool = _opt(True, "a blot can be hit and sent to the bar", "004")
+    head_limit: int = _opt(0, "checkers that may leave the head (24) per turn; 0 = no limit", "000, 001, 003")
+    head: str = _opt(
+        "general", "first-turn head exception: general (whenever one head checker cannot "
+        "play the roll in full), doubles-list (3-3, 4-4, 6-6 only) or none", "003; 000 Арена")
+    block: str = _opt(
+        "none", "six-block rule: ahead (legal only with an opponent checker past it), "
+        "opponent-in-home (legal once an opponent checker is home) or none", "001 yellowclub, 003; 000")
+    block_check: str = _opt(
+        "end-of-turn", "judge the six-block on the end-of-turn position, or after every step",
+        "000 'Промежуточное запирание'")
+    block_path: str = _opt(
+        "opponent", "count six-blocks along the opponent's path (default) or the mover's "
+        "(MetinGames/Long-Narde reading)", "RULES.md")
+    caucasian: bool = _opt(
+        False, "a checker that hit in its own home may not move on to cover itself", "001 Короткие нарды")
+    bear_off: str = _opt(
+        "overshoot", "a larger die bears off from the highest point (overshoot) or only "
+        "exact dice bear off (gul-bara)", "000, 001")
+    opening: str = _opt(
+        "play-opening-dice", "after the opening roll the starter plays those dice, "
+        "or rolls again (reroll)", "000, 003")
+    scoring: str = _opt("backgammon", "points per outcome (see SCORING_TABLES)", "000, 001, 003")
+    koks: str = _opt(
+        "start-quarter", "Long Nardy koks: a loser's checker still in the starting quarter "
+        "(start-quarter), still on the head (head), or no koks (none)", "000 NardiOnline; 001")
+    cube: bool = _opt(True, "the doubling cube is in use", "001 Play65, 004")
+    cube_limit: int = _opt(64, "highest cube value", "001 Play65, 004")
+    beaver: bool = _opt(False, "the taker may redouble at once and keep the cube", "001")
+    jacoby: bool = _opt(False, "in money play gammons count single unless the cube was turned", "001")
+    crawford: bool = _opt(True, "no doubling in the game after a side first reaches match point", "000, 004")
+    auto_doubles: int = _opt(0, "automatic doubles on tied opening throws (0 = none; N = at most N)", "000 glossary")
+    dead_cube: bool = _opt(
+        True, "a double is allowed when either side already wins the match with the "
+        "current cube (false = QuentinC's prohibition)", "000 QuentinC")
+    condone_illegal: bool = _opt(
+        False, "an illegal play stands when the opponent condones it by rolling", "000 tournament 2015")
+
+    # ------------------------------------------------------------------ access
+    @classmethod
+    def option_names(cls) -> list[str]:
+        """Option names as written on the command line."""
+        return [f.name.replace("_", "-") for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def option_doc(cls, name: str) -> tuple[str, str, tuple[str, ...] | None]:
+        """``(description, seed, choices)`` of one option."""
+        f = _field(name)
+        return f.metadata["doc"], f.metadata["seed"], _CHOICES.get(name.replace("_", "-"))
+
+    def get(self, name: str) -> Any:
+        """The value of an option by its hyphenated name."""
+        return getattr(self, _field(name).name)
+
+    def with_options(self, options: Mapping[str, Any]) -> Rules:
+        """A copy with options replaced; string values are parsed and checked.
+
+        >>> Rules().with_options({"cube-limit": "16", "beaver": "yes"}).cube_limit
+        16
+        >>> Rules().with_options({"head": "sometimes"})
+        Traceback (most recent call last):
+        ...
+        nardtools.errors.RulesetError: option head: 'sometimes' is not one of general, doubles-list, none
+        """
+        changes = {}
+        for name, value in options.items():
+            f = _field(name)
+            changes[f.name] = _convert(name, f, value)
+        return dataclasses.replace(self, **changes)
+
+    def items(self) -> list[tuple[str, Any]]:
+        """``(hyphenated name, value)`` for every option."""
+        return [(f.name.replace("_", "-"), getattr(self, f.name)) for f in dataclasses.fields(self)]
+
+    @property
+    def is_long(self) -> bool:
+        """True for Long Nardy geometry."""
+        return self.game is GameKind.LONG
+
+
+def _field(name: str) -> dataclasses.Field[Any]:
+    key = name.replace("-", "_")
+    for f in dataclasses.fields(Rules):
+        if f.name == key:
+            return f
+    raise RulesetError(
+        f"unknown option {name!r}; known options: {', '.join(Rules.option_names())}"
+    )
+
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+def _convert(name: str, f: dataclasses.Field[Any], value: Any) -> Any:
+    kind = type(f.default)
+    if not isinstance(value, str):
+        converted = value
+    elif kind is bool:
+        low = value.lower()
+        if low not in _TRUE | _FALSE:
+            raise RulesetError(f"option {name}: {value!r} is not yes/no")
+        converted = low in _TRUE
+    elif kind is int:
+        try:
+            converted = int(value)
+        except ValueError:
+            raise RulesetError(f"option {name}: {value!r} is not a whole number") from None
+    elif kind is GameKind:
+        try:
+            converted = GameKind(value)
+        except ValueError:
+            raise RulesetError(f"option {name}: {value!r} is not backgammon or long") from None
+    else:
+        converted = value
+    choices = _CHOICES.get(name.replace("_", "-"))
+    if choices and converted not in choices:
+        raise RulesetError(f"option {name}: {value!r} is not one of {', '.join(choices)}")
+    return converted
+
+
+# ---------------------------------------------------------------------------
+# Named rulesets
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A named rule system: a full set of options, where it comes from, aliases."""
+
+    name: str
+    rules: Rules
+    seed: str
+    summary: str
+    aliases: tuple[str, ...] = ()
+
+    def with_options(self, options: Mapping[str, Any]) -> Ruleset:
+        """The same ruleset with some options overridden (name keeps a ``+`` mark)."""
+        if not options:
+            return self
+        return dataclasses.replace(self, name=self.name + "+", rules=self.rules.with_options(options))
+
+
+_BG = Rules()
+_LONG = Rules(
+    game=GameKind.LONG, start="long", hitting=False, head_limit=1, head="general",
+    block="ahead", opening="reroll", scoring="classic", cube=False,
+)
+
+RULESETS: dict[str, Ruleset] = {}
+
+
+def register(ruleset: Ruleset) -> Ruleset:
+    """Add a ruleset to the registry (names and aliases must be new)."""
+    for key in (ruleset.name, *ruleset.aliases):
+        if key in RULESETS:
+            raise RulesetError(f"ruleset name {key!r} is taken")
+        RULESETS[key] = ruleset
+    return ruleset
+
+
+def find_ruleset(name: str) -> Ruleset:
+    """A ruleset by name or alias (case-insensitive)."""
+    try:
+        return RULESETS[name.lower()]
+    except KeyError:
+        raise RulesetError(
+            f"unknown ruleset {name!r}; known: {', '.join(sorted(r.name for r in rulesets()))}"
+        ) from None
+
+
+def rulesets() -> list[Ruleset]:
+    """Every registered ruleset once, in registration order."""
+    seen: dict[str, Ruleset] = {}
+    for rs in RULESETS.values():
+        seen.setdefault(rs.name, rs)
+    return list(seen.values())
+
+
+def _r(base: Rules, **changes: Any) -> Rules:
+    return dataclasses.replace(base, **changes)
+
+
+for _rs in [
+    Ruleset("backgammon", _BG, "004, 001", "Standard backgammon as GNU Backgammon plays it: "
+            "cube to 64, Crawford in matches, single/gammon/backgammon 1/2/3.",
+            ("bg", "gnubg", "short", "short-nardy")),
+    Ruleset("long", _LONG, "000, 001, 003", "Long Nardy with the seed texts' most common "
+            "readings: general head exception, block legal with an opponent checker "
+            "ahead, oin 1 / mars 2.", ("long-nardy", "nardy")),
+    Ruleset("long-classic", _r(_LONG, head="doubles-list", block="opponent-in-home"),
+            "000 first section", "Head exception on 6-6/4-4/3-3; a six-block is allowed once "
+            "an opponent checker is home; oin 1 / mars 2."),
+    Ruleset("nardionline", _r(_LONG, scoring="nardionline", koks="start-quarter"), "000 NardiOnline",
+            "oin 1, mars 2, home mars 3, koks 4 (a checker left in the starting quarter)."),
+    Ruleset("arena", _r(_LONG, head="doubles-list"), "000 'Нарды Длинные: Арена'",
+            "doubles-list head exception (3-3, 4-4, 6-6) on each side's first turn."),
+    Ruleset("luckyea", _r(_LONG, head="general", block="ahead", scoring="luckyea"), "003",
+            "General head exception (second side too), no full lock, oin/mars/home mars 1/2/3."),
+    Ruleset("yellowclub", _r(_LONG, block="ahead", scoring="yellowclub", koks="head"), "001 yellowclub FAQ",
+            "Block forbidden with no opponent checker ahead; oin 1, mars and home mars 2, koks 3."),
+    Ruleset("play65-long", _r(_LONG, cube=True, beaver=True, crawford=True, scoring="classic"),
+            "001 Play65", "Long Nardy on Play65: cube to 64 with beaver, mars x2."),
+    Ruleset("wikipedia-long", _r(_LONG, scoring="wikipedia", koks="head"), "001 Wikipedia",
+            "Wikipedia's Long Nardy: mars 2, home mars 3, koks only by agreement.",
+            ("wikipedia",)),
+    Ruleset("wikipedia-long-old", _r(_LONG, scoring="wikipedia-old", koks="head"), "001 Wikipedia (older copy)",
+            "The older Wikipedia copy: mars 2, koks 3, home mars 4."),
+    Ruleset("play65", _r(_BG, beaver=True), "001 Play65",
+            "Backgammon on Play65: cube to 64, beaver, mars x2, koks x3."),
+    Ruleset("wikipedia-backgammon", _BG, "001 Wikipedia", "Backgammon per Wikipedia: 1/2/3."),
+    Ruleset("short-academic", _r(_BG, jacoby=True, beaver=True, auto_doubles=1), "001 Короткие нарды",
+            "Jacoby rule, beaver and one automatic double; add --set caucasian=yes for the "
+            "Caucasian reading."),
+    Ruleset("caucasian", _r(_BG, caucasian=True), "001 Короткие нарды",
+            "Short nardy with the Caucasian rule: no hit-and-hide in one's own home."),
+    Ruleset("tournament-2015", _r(_BG, crawford=True, condone_illegal=True), "000 турнир 2015",
+            "Crawford, cube centred at 1, gammons always count, an illegal play stands if "
+            "condoned."),
+    Ruleset("quentinc", _r(_BG, dead_cube=False), "000 QuentinC",
+            "Doubling forbidden when either side already wins the match with the current cube."),
+    Ruleset("gammon-site", _r(_BG, crawford=True), "004",
+            "Cube to 64, Crawford, resignation at single/gammon/backgammon, koks x3."),
+]:
+    register(_rs)
