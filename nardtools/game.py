@@ -1,0 +1,359 @@
+"""Games and matches: the opening roll, turn order, the doubling cube, resignation,
+the end of the game and the match score (Crawford, Jacoby, beaver, automatic
+doubles, the dead-cube prohibition).
+
+A :class:`Game` is a small state machine driven by the actions a record holds::
+
+    >>> from nardtools import find_ruleset
+    >>> g = Game(find_ruleset("backgammon"))
+    >>> g.opening_roll(3, 1)          # X threw 3, O threw 1: X starts with 31
+    >>> g.phase, g.dice
+    (<Phase.PLAY: 'play'>, Roll(3, 1))
+    >>> g.play("8/5 6/5")
+    >>> g.phase, g.on_roll
+    (<Phase.ROLL: 'roll'>, 1)
+    >>> g.double(); g.drop()
+    >>> str(g.outcome)
+    'O wins 1 point (single, drop)'
+
+In Long Nardy the starter rolls again after the opening throw (``opening``
+option ``reroll``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from .dice import Roll
+from .engine import LegalPlays, check_play, legal_plays
+from .errors import GameStateError, IllegalPlayError
+from .outcome import BACKGAMMON_KINDS, LONG_KINDS, Ending, Outcome, OutcomeKind, classify, points_for
+from .play import Play
+from .position import PLAYER_NAMES, Position
+from .rules import Rules, Ruleset
+
+
+class Phase(str, enum.Enum):
+    """Where a game stands."""
+
+    OPENING = "opening"  # waiting for the opening throw (one die each)
+    ROLL = "roll"  # the side on roll may double, resign or roll
+    PLAY = "play"  # dice are rolled, a play is due
+    DOUBLED = "doubled"  # the opponent must take, drop (or beaver)
+    BEAVERED = "beavered"  # the doubler must take or drop the beaver
+    RESIGNED = "resigned"  # a resignation awaits acceptance
+    OVER = "over"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass
+class Event:
+    """One thing that happened in a game, for history and replay."""
+
+    player: int
+    action: str  # opening, roll, play, double, take, drop, beaver, resign, accept, reject
+    roll: Roll | None = None
+    play: Play | None = None
+    note: str = ""
+
+
+@dataclass
+class Game:
+    """One game under a ruleset, optionally inside a match.
+
+    ``match_length`` 0 is money play.  ``score`` is the score before the game
+    (player 0, player 1); ``crawford`` marks the Crawford game.
+    """
+
+    ruleset: Ruleset | Rules
+    match_length: int = 0
+    score: tuple[int, int] = (0, 0)
+    crawford: bool = False
+    position: Position = field(default=None)  # type: ignore[assignment]
+    lenient: bool = False
+
+    phase: Phase = Phase.OPENING
+    cube: int = 1
+    cube_owner: int | None = None
+    dice: Roll | None = None
+    outcome: Outcome | None = None
+    turns_played: list[int] = field(default_factory=lambda: [0, 0])
+    history: list[Event] = field(default_factory=list)
+    auto_doubles: int = 0
+    _pending: Outcome | None = None
+    _resumed: Phase = Phase.ROLL
+    _doubler: int = 0
+
+    def __post_init__(self) -> None:
+        self.rules: Rules = self.ruleset.rules if isinstance(self.ruleset, Ruleset) else self.ruleset
+        if self.position is None:
+            self.position = Position.start(self.rules.start)
+
+    # -------------------------------------------------------------- queries
+    @property
+    def on_roll(self) -> int:
+        """The player whose turn it is (0 = X, 1 = O)."""
+        return self.position.player
+
+    @property
+    def is_money(self) -> bool:
+        """True in money play (no match length)."""
+        return self.match_length == 0
+
+    def legal_plays(self) -> LegalPlays:
+        """The legal plays for the dice now rolled."""
+        self._need(Phase.PLAY)
+        assert self.dice is not None
+        return legal_plays(self.position, self.dice, self.rules, first_turn=self._first_turn())
+
+    def may_double(self) -> str | None:
+        """``None`` when the side on roll may double now, else the reason why not."""
+        rules = self.rules
+        if self.phase is not Phase.ROLL:
+            return f"a double is offered before rolling (the game is in phase {self.phase})"
+        if not rules.cube:
+            return "the ruleset plays without the doubling cube"
+        if self.crawford:
+            return "no doubling in the Crawford game"
+        if self.cube_owner is not None and self.cube_owner != self.on_roll:
+            return f"the cube belongs to {PLAYER_NAMES[self.cube_owner]}"
+        if self.cube * 2 > rules.cube_limit:
+            return f"the cube is at its limit {rules.cube_limit}"
+        if not self.is_money and not rules.dead_cube:
+            need = [self.match_length - s for s in self.score]
+            if min(need) <= self.cube:
+                return "doubling is forbidden when a side already wins the match with the current cube"
+        return None
+
+    # -------------------------------------------------------------- actions
+    def opening_roll(self, die_x: int, die_o: int) -> None:
+        """The opening throw, one die each.  A tie throws again (and may double the
+        cube automatically); otherwise the higher die starts."""
+        self._need(Phase.OPENING)
+        if die_x == die_o:
+            note = "tie"
+            if self.rules.cube and self.auto_doubles < self.rules.auto_doubles and not self.crawford:
+                if self.cube * 2 <= self.rules.cube_limit:
+                    self.cube *= 2
+                    self.auto_doubles += 1
+                    note = f"tie: automatic double to {self.cube}"
+            self.history.append(Event(-1, "opening", Roll(die_x, die_o), note=note))
+            return
+        starter = 0 if die_x > die_o else 1
+        if self.position.player != starter:
+            self.position = self.position.flip()
+        self.history.append(Event(starter, "opening", Roll(die_x, die_o)))
+        if self.rules.opening == "play-opening-dice":
+            self.dice = Roll(die_x, die_o)
+            self.phase = Phase.PLAY
+        else:
+            self.phase = Phase.ROLL
+
+    def start(self, player: int) -> None:
+        """Start the game with ``player`` on roll, skipping the opening throw (for
+        records that do not show it)."""
+        self._need(Phase.OPENING)
+        if self.position.player != player:
+            self.position = self.position.flip()
+        self.phase = Phase.ROLL
+
+    def roll(self, d1: int, d2: int) -> None:
+        """The side on roll throws ``d1`` and ``d2``."""
+        if self.phase is Phase.OPENING:
+            raise GameStateError("the game starts with the opening throw (opening_roll) or start()")
+        self._need(Phase.ROLL)
+        self.dice = Roll(d1, d2)
+        self.history.append(Event(self.on_roll, "roll", self.dice))
+        self.phase = Phase.PLAY
+
+    def play(self, play: Play | str) -> None:
+        """Play the rolled dice.  An illegal play raises :class:`IllegalPlayError`,
+        unless the game is lenient (or the ruleset condones illegal plays) and the
+        play can be carried out on the board."""
+        self._need(Phase.PLAY)
+        assert self.dice is not None
+        player = self.on_roll
+        j = check_play(self.position, self.dice, play, self.rules, first_turn=self._first_turn())
+        if not j.legal:
+            assert j.violation is not None
+            if not (self.lenient or self.rules.condone_illegal) or j.result is None:
+                raise IllegalPlayError(
+                    f"{PLAYER_NAMES[player]} {j.message} in position {self.position}",
+                    violation=j.violation, position=self.position, roll=self.dice, play=play)
+        assert j.result is not None and j.play is not None
+        self.history.append(Event(player, "play", self.dice, j.play,
+                                  note="" if j.legal else f"condoned: {j.violation}"))
+        self.position = j.result
+        self.turns_played[player] += 1
+        self.dice = None
+        loser = self.position.mover
+        if sum(self.position.opponent[1:26]) == 0:  # the player who just moved is done
+            kind = classify(loser, self.rules)
+            self._finish(player, kind, Ending.BEAR_OFF)
+        else:
+            self.phase = Phase.ROLL
+
+    def double(self) -> None:
+        """The side on roll offers a double (даве)."""
+        reason = self.may_double()
+        if reason:
+            raise GameStateError(f"{PLAYER_NAMES[self.on_roll]} may not double: {reason}")
+        self._doubler = self.on_roll
+        self.history.append(Event(self.on_roll, "double", note=f"=> {self.cube * 2}"))
+        self.phase = Phase.DOUBLED
+
+    def take(self) -> None:
+        """Accept the double (or, after a beaver, the beaver)."""
+        if self.phase is Phase.BEAVERED:
+            self.cube *= 4
+            self.cube_owner = 1 - self._doubler
+            self.history.append(Event(self._doubler, "take", note=f"beaver taken at {self.cube}"))
+            self.phase = Phase.ROLL
+            return
+        self._need(Phase.DOUBLED)
+        self.cube *= 2
+        self.cube_owner = 1 - self._doubler
+        self.history.append(Event(1 - self._doubler, "take", note=f"cube {self.cube}"))
+        self.phase = Phase.ROLL
+
+    def drop(self) -> None:
+        """Refuse the double (or the beaver): the other side wins the cube's value."""
+        if self.phase is Phase.BEAVERED:
+            self.history.append(Event(self._doubler, "drop", note="beaver dropped"))
+            self._finish(1 - self._doubler, self._single(), Ending.DROP, points=self.cube * 2)
+            return
+        self._need(Phase.DOUBLED)
+        self.history.append(Event(1 - self._doubler, "drop"))
+        self._finish(self._doubler, self._single(), Ending.DROP, points=self.cube)
+
+    def beaver(self) -> None:
+        """Take the double and redouble at once, keeping the cube (бивер)."""
+        self._need(Phase.DOUBLED)
+        if not self.rules.beaver:
+            raise GameStateError("the ruleset does not allow beavers")
+        if self.cube * 4 > self.rules.cube_limit:
+            raise GameStateError(f"a beaver would pass the cube limit {self.rules.cube_limit}")
+        self.history.append(Event(1 - self._doubler, "beaver", note=f"=> {self.cube * 4}"))
+        self.phase = Phase.BEAVERED
+
+    def resign(self, player: int, kind: OutcomeKind | str | int = 1) -> None:
+        """``player`` offers to resign at a level: an outcome kind, or 1, 2, 3 for
+        single/oin, gammon/mars, backgammon/home mars (koks is level 4)."""
+        if self.phase not in (Phase.ROLL, Phase.PLAY):
+            raise GameStateError(f"cannot resign in phase {self.phase}")
+        kinds = LONG_KINDS if self.rules.is_long else BACKGAMMON_KINDS
+        if isinstance(kind, int):
+            if not 1 <= kind <= len(kinds):
+                raise GameStateError(f"resignation level must be 1..{len(kinds)}")
+            level = kinds[kind - 1]
+        else:
+            level = OutcomeKind(kind)
+            if level not in kinds:
+                raise GameStateError(f"{level} is not an outcome of this game")
+        self._pending = self._outcome(1 - player, level, Ending.RESIGN)
+        self._resumed = self.phase
+        self.history.append(Event(player, "resign", note=str(level)))
+        self.phase = Phase.RESIGNED
+
+    def accept(self) -> None:
+        """Accept the resignation on offer."""
+        self._need(Phase.RESIGNED)
+        assert self._pending is not None
+        self.history.append(Event(self._pending.winner, "accept"))
+        self.outcome = self._pending
+        self.phase = Phase.OVER
+
+    def reject(self) -> None:
+        """Reject the resignation on offer; play goes on."""
+        self._need(Phase.RESIGNED)
+        assert self._pending is not None
+        self.history.append(Event(self._pending.winner, "reject"))
+        self._pending = None
+        self.phase = self._resumed
+
+    # -------------------------------------------------------------- helpers
+    def _need(self, phase: Phase) -> None:
+        if self.phase is not phase:
+            raise GameStateError(f"not possible in phase {self.phase} (needs {phase})")
+
+    def _first_turn(self) -> bool:
+        return self.turns_played[self.on_roll] == 0
+
+    def _single(self) -> OutcomeKind:
+        return OutcomeKind.OIN if self.rules.is_long else OutcomeKind.SINGLE
+
+    def _outcome(self, winner: int, kind: OutcomeKind, ending: Ending, points: int | None = None) -> Outcome:
+        if points is None:
+            base = points_for(kind, self.rules)
+            if self.rules.jacoby and self.is_money and self.cube == 1:
+                base = points_for(self._single(), self.rules)
+            points = base * self.cube
+        return Outcome(winner, kind, self.cube, points, ending)
+
+    def _finish(self, winner: int, kind: OutcomeKind, ending: Ending, points: int | None = None) -> None:
+        self.outcome = self._outcome(winner, kind, ending, points)
+        self.phase = Phase.OVER
+
+
+@dataclass
+class Match:
+    """A match to ``length`` points (0 = money play: a session of games).
+
+    It tracks the score and the Crawford game::
+
+        >>> from nardtools import find_ruleset
+        >>> m = Match(find_ruleset("backgammon"), 3)
+        >>> m.score = (1, 0)
+        >>> g = m.new_game(); g.start(0); g.double(); g.drop()
+        >>> m.finish(g); m.score, m.new_game().crawford
+        ((2, 0), True)
+    """
+
+    ruleset: Ruleset | Rules
+    length: int = 0
+    score: tuple[int, int] = (0, 0)
+    crawford_played: bool = False
+    games: list[Game] = field(default_factory=list)
+    lenient: bool = False
+
+    @property
+    def rules(self) -> Rules:
+        """The options in force."""
+        return self.ruleset.rules if isinstance(self.ruleset, Ruleset) else self.ruleset
+
+    def next_is_crawford(self) -> bool:
+        """Whether the next game is the Crawford game."""
+        if not self.length or not self.rules.crawford or self.crawford_played:
+            return False
+        return max(self.score) == self.length - 1 and min(self.score) < self.length - 1
+
+    def new_game(self) -> Game:
+        """Start the next game at the current score."""
+        crawford = self.next_is_crawford()
+        if crawford:
+            self.crawford_played = True
+        elif self.length and max(self.score) == self.length - 1:
+            self.crawford_played = True  # post-Crawford from here on
+        game = Game(self.ruleset, self.length, self.score, crawford, lenient=self.lenient)
+        self.games.append(game)
+        return game
+
+    def finish(self, game: Game) -> None:
+        """Add a finished game's points to the score."""
+        if game.outcome is None:
+            raise GameStateError("the game is not over")
+        s = list(self.score)
+        s[game.outcome.winner] += game.outcome.points
+        self.score = (s[0], s[1])
+
+    @property
+    def winner(self) -> int | None:
+        """The match winner, once one side has reached the length."""
+        if self.length:
+            for i in (0, 1):
+                if self.score[i] >= self.length:
+                    return i
+        return None

@@ -1,0 +1,122 @@
+"""How a game ends and what it scores.
+
+Long Nardy outcomes, by the loser's state when the winner bears off the last
+checker: **oin** (оин: the loser has borne off a checker), **mars** (марс: none
+off), **home mars** (домашний марс: none off, all fifteen home) and **koks**
+(кокс: none off and a checker still in the starting quarter, or on the head,
+as the ``koks`` option says).  Backgammon: single, gammon, backgammon.
+
+>>> from nardtools import Position, find_ruleset
+>>> loser = Position.from_points("long", {5: 15}, {}).mover
+>>> classify(loser, find_ruleset("nardionline").rules)
+<OutcomeKind.HOME_MARS: 'home-mars'>
+>>> points_for(OutcomeKind.HOME_MARS, find_ruleset("long").rules)
+2
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Sequence
+
+from .position import BAR, HEAD, OFF, PLAYER_NAMES
+from .rules import SCORING_TABLES, Rules
+
+
+class OutcomeKind(str, enum.Enum):
+    """The kind of a win; ``value`` is the name used in scoring tables."""
+
+    OIN = "oin"
+    MARS = "mars"
+    HOME_MARS = "home-mars"
+    KOKS = "koks"
+    SINGLE = "single"
+    GAMMON = "gammon"
+    BACKGAMMON = "backgammon"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: The resignation levels and cube-free wins of each geometry, weakest first.
+LONG_KINDS = (OutcomeKind.OIN, OutcomeKind.MARS, OutcomeKind.HOME_MARS, OutcomeKind.KOKS)
+BACKGAMMON_KINDS = (OutcomeKind.SINGLE, OutcomeKind.GAMMON, OutcomeKind.BACKGAMMON)
+
+# What a kind scores as when a table does not list it.
+_FALLBACK = {
+    OutcomeKind.KOKS: OutcomeKind.MARS,
+    OutcomeKind.HOME_MARS: OutcomeKind.MARS,
+    OutcomeKind.BACKGAMMON: OutcomeKind.GAMMON,
+    OutcomeKind.GAMMON: OutcomeKind.SINGLE,
+    OutcomeKind.MARS: OutcomeKind.OIN,
+}
+
+
+def classify(loser: Sequence[int], rules: Rules) -> OutcomeKind:
+    """The kind of win, from the loser's checkers (own numbering, 26 entries)."""
+    if rules.is_long:
+        if loser[OFF] > 0:
+            return OutcomeKind.OIN
+        if rules.koks == "start-quarter" and any(loser[19:25]):
+            return OutcomeKind.KOKS
+        if rules.koks == "head" and loser[HEAD] > 0:
+            return OutcomeKind.KOKS
+        if sum(loser[7:26]) == 0:
+            return OutcomeKind.HOME_MARS
+        return OutcomeKind.MARS
+    if loser[OFF] > 0:
+        return OutcomeKind.SINGLE
+    if loser[BAR] or any(loser[19:25]):
+        return OutcomeKind.BACKGAMMON
+    return OutcomeKind.GAMMON
+
+
+def points_for(kind: OutcomeKind, rules: Rules) -> int:
+    """Points of one win of ``kind`` at cube 1 under the ruleset's scoring table.
+
+    >>> from nardtools import find_ruleset
+    >>> [points_for(k, find_ruleset("nardionline").rules) for k in LONG_KINDS]
+    [1, 2, 3, 4]
+    >>> [points_for(k, find_ruleset("long-classic").rules) for k in LONG_KINDS]
+    [1, 2, 2, 2]
+    """
+    table = SCORING_TABLES[rules.scoring]
+    k: OutcomeKind | None = kind
+    while k is not None and k.value not in table:
+        k = _FALLBACK.get(k)
+    if k is None:
+        # a table of the other geometry: count by rank (1, 2, 3...)
+        kinds = LONG_KINDS if kind in LONG_KINDS else BACKGAMMON_KINDS
+        return min(kinds.index(kind) + 1, 3)
+    return table[k.value]
+
+
+class Ending(str, enum.Enum):
+    """Why a game ended."""
+
+    BEAR_OFF = "bear-off"
+    DROP = "drop"
+    RESIGN = "resign"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of a game: who won, how, and for how many points.
+
+    ``str`` reads like a .mat result: ``"X wins 2 points (mars)"``.
+    """
+
+    winner: int
+    kind: OutcomeKind
+    cube: int
+    points: int
+    ending: Ending = Ending.BEAR_OFF
+
+    def __str__(self) -> str:
+        unit = "point" if self.points == 1 else "points"
+        how = self.kind.value if self.ending is Ending.BEAR_OFF else f"{self.kind.value}, {self.ending.value}"
+        return f"{PLAYER_NAMES[self.winner]} wins {self.points} {unit} ({how})"
