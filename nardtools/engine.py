@@ -362,6 +362,30 @@ def _die_paths(step: Step, dice: tuple[int, ...]) -> list[tuple[int, ...]]:
     return paths
 
 
+def _decompositions(written: Sequence[Step], dice: tuple[int, ...]) -> list[list[tuple[int, int]]]:
+    """Ways to cut the written moves into single-die segments ``(source, die)``
+    using no more dice than the roll has (a double offers its die four times)."""
+    out: list[list[tuple[int, int]]] = []
+
+    def go(i: int, left: list[int], acc: list[tuple[int, int]]) -> None:
+        if i == len(written):
+            out.append(acc[:])
+            return
+        step = written[i]
+        for path in _die_paths(step, tuple(left)):
+            rest = left[:]
+            s = step.source
+            for d in path:
+                rest.remove(d)
+                acc.append((s, d))
+                s -= d
+            go(i + 1, rest, acc)
+            del acc[len(acc) - len(path):]
+
+    go(0, list(dice), [])
+    return out
+
+
 class _Attempt:
     """Simulates a written play die by die, remembering the deepest failure."""
 
@@ -374,43 +398,43 @@ class _Attempt:
         if self.failure is None or depth > self.failure[0]:
             self.failure = (depth, violation, where)
 
-    def run(self, written: Sequence[Step]) -> bool:
-        me = list(self.turn.position.mover)
-        return self._go(written, 0, self.turn.roll.dice, me, [], [], [])
+    def run(self, segments: Sequence[tuple[int, int]]) -> bool:
+        turn = self.turn
+        me = list(turn.position.mover)
+        hits: list[int] = []
+        hitters: list[int] = []
+        done: list[Step] = []
+        for s, d in segments:
+            r = turn.step(me, s, d, hits, hitters)
+            if isinstance(r, Violation):
+                self.fail(len(done), r, str(Step(s, max(s - d, 0))))
+                return False
+            t, hit = r
+            turn.apply(me, s, t, hit, hits, hitters)
+            done.append(Step(s, t, hit))
+            if turn.every_step and not turn.block_ok(me):
+                self.fail(len(done), Violation.SIX_BLOCK, str(done[-1]))
+                return False
+        self.success = (me, hits, done, len(segments))
+        return True
 
-    def _go(self, written: Sequence[Step], i: int, dice: tuple[int, ...], me: list[int],
-            hits: list[int], hitters: list[int], done: list[Step]) -> bool:
-        if i == len(written):
-            self.success = (me, hits, done, self.turn.total_dice - len(dice))
-            return True
-        step = written[i]
-        paths = _die_paths(step, dice)
-        if not paths:
-            self.fail(len(done), Violation.NO_SUCH_DIE,
-                      f"{step.source}/{step.target}".replace("25/", "bar/").replace("/0", "/off"))
+    def search(self, written: Sequence[Step]) -> bool:
+        """Try the moves as written, then every other order of their segments."""
+        cuts = _decompositions(written, self.turn.roll.dice)
+        if not cuts:
+            bad = next((w for i, w in enumerate(written)
+                        if not _decompositions(written[:i + 1], self.turn.roll.dice)), written[-1])
+            self.fail(0, Violation.NO_SUCH_DIE, str(bad))
             return False
-        for path in paths:
-            m, h, hs, dn = me[:], hits[:], hitters[:], done[:]
-            rest = list(dice)
-            s = step.source
-            ok = True
-            for d in path:
-                r = self.turn.step(m, s, d, h, hs)
-                if isinstance(r, Violation):
-                    self.fail(len(dn), r, str(Step(s, max(s - d, 0))))
-                    ok = False
-                    break
-                t, hit = r
-                self.turn.apply(m, s, t, hit, h, hs)
-                if self.turn.every_step and not self.turn.block_ok(m):
-                    self.fail(len(dn), Violation.SIX_BLOCK, str(Step(s, t)))
-                    ok = False
-                    break
-                rest.remove(d)
-                dn.append(Step(s, t, hit))
-                s = t
-            if ok and self._go(written, i + 1, tuple(rest), m, h, hs, dn):
+        for cut in cuts:
+            if self.run(cut):
                 return True
+        first_failure = self.failure
+        for cut in cuts:
+            for order in set(itertools.permutations(cut)):
+                if self.run(order):
+                    return True
+        self.failure = first_failure
         return False
 
 
@@ -431,16 +455,7 @@ def check_play(position: Position, roll: Roll, play: Play | str, rules: Rules, *
     if len(written) > turn.total_dice:
         return _illegal(Violation.NO_SUCH_DIE, f"{len(written)} moves for {turn.total_dice} dice",
                         position, roll, play, rules)
-    ok = attempt.run(written)
-    if not ok and len(written) > 1:
-        first_failure = attempt.failure
-        for order in itertools.permutations(written):
-            if attempt.run(order):
-                ok = True
-                break
-        if not ok:
-            attempt.failure = first_failure
-    if not ok:
+    if not attempt.search(written):
         assert attempt.failure is not None
         _, violation, where = attempt.failure
         return _illegal(violation, where, position, roll, play, rules)

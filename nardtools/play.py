@@ -8,7 +8,9 @@ The canonical text sorts moves by descending source, joins one checker's steps
 (``24/18/13``) unless it hit on the way, marks hits with ``*`` and repeats with
 ``(n)``.  The intermediate point of a checker using both dice of a non-double is
 written (it decides legality); in a double it is implied and left out
-(``24/16(2)`` for 4-4, ``24/4`` for 5-5) unless the checker hit there:
+(``24/16(2)`` for 4-4, ``24/4`` for 5-5) unless the checker hit there, or it
+is the point a bear-off starts from (``11/5/off``: the bear-off may have to
+wait for other checkers):
 
 >>> str(Play.parse("13/11 24/18"))
 '24/18 13/11'
@@ -171,7 +173,8 @@ def _chain_text(chain: list[Step], double: bool) -> str:
     parts = [point_text(chain[0].source)]
     for i, s in enumerate(chain):
         last = i == len(chain) - 1
-        if s.hit or last or not double:
+        before_off = i == len(chain) - 2 and chain[-1].target == OFF
+        if s.hit or last or before_off or not double:
             parts.append(point_text(s.target) + ("*" if s.hit else ""))
     return "/".join(parts)
 

@@ -1,0 +1,229 @@
+"""Outcomes, scoring tables, the cube, matches (seeds 000, 001, 003, 004)."""
+
+import pytest
+
+from nardtools import GameStateError, IllegalPlayError, Position, Violation, find_ruleset
+from nardtools.game import Game, Match, Phase
+from nardtools.outcome import OutcomeKind, classify, points_for
+
+K = OutcomeKind
+
+
+def loser(kind, points):
+    return Position.from_points(kind, points, {}).mover
+
+
+# --- classification ---------------------------------------------------------------
+
+@pytest.mark.parametrize("points, koks_rule, expected", [
+    ({5: 14}, "start-quarter", K.OIN),                 # one checker borne off
+    ({5: 10, 10: 5}, "start-quarter", K.MARS),         # none off, not all home
+    ({5: 15}, "start-quarter", K.HOME_MARS),           # none off, all home
+    ({5: 14, 20: 1}, "start-quarter", K.KOKS),         # a checker in the starting quarter
+    ({5: 14, 20: 1}, "head", K.MARS),                  # ... but not on the head
+    ({5: 14, 24: 1}, "head", K.KOKS),
+    ({5: 14, 24: 1}, "none", K.MARS),
+])
+def test_long_nardy_outcomes(points, koks_rule, expected):
+    rules = find_ruleset("long").rules.with_options({"koks": koks_rule})
+    assert classify(loser("long", points), rules) is expected
+
+
+@pytest.mark.parametrize("points, expected", [
+    ({5: 14}, K.SINGLE),
+    ({5: 15}, K.GAMMON),
+    ({10: 15}, K.GAMMON),
+    ({5: 14, 20: 1}, K.BACKGAMMON),  # in the winner's home
+    ({5: 14, 25: 1}, K.BACKGAMMON),  # on the bar
+])
+def test_backgammon_outcomes(points, expected):
+    assert classify(loser("backgammon", points), find_ruleset("backgammon").rules) is expected
+
+
+# --- every scoring table, as RULES.md lists them ----------------------------------
+
+@pytest.mark.parametrize("ruleset, table", [
+    ("long-classic", {K.OIN: 1, K.MARS: 2, K.HOME_MARS: 2, K.KOKS: 2}),   # plain text: oin 1, mars 2
+    ("nardionline", {K.OIN: 1, K.MARS: 2, K.HOME_MARS: 3, K.KOKS: 4}),
+    ("luckyea", {K.OIN: 1, K.MARS: 2, K.HOME_MARS: 3, K.KOKS: 2}),
+    ("yellowclub", {K.OIN: 1, K.MARS: 2, K.HOME_MARS: 2, K.KOKS: 3}),
+    ("wikipedia-long", {K.OIN: 1, K.MARS: 2, K.HOME_MARS: 3, K.KOKS: 2}),
+    ("wikipedia-long-old", {K.OIN: 1, K.MARS: 2, K.HOME_MARS: 4, K.KOKS: 3}),
+    ("backgammon", {K.SINGLE: 1, K.GAMMON: 2, K.BACKGAMMON: 3}),
+    ("play65", {K.SINGLE: 1, K.GAMMON: 2, K.BACKGAMMON: 3}),
+    ("gammon-site", {K.SINGLE: 1, K.GAMMON: 2, K.BACKGAMMON: 3}),
+])
+def test_scoring_tables(ruleset, table):
+    rules = find_ruleset(ruleset).rules
+    assert {k: points_for(k, rules) for k in table} == table
+
+
+def finish_long_game(ruleset, loser_points):
+    """Play the winner's last checker off and return the game's outcome."""
+    pos = Position.from_points("long", {1: 1}, loser_points)
+    g = Game(find_ruleset(ruleset), position=pos)
+    g.start(0)
+    g.roll(2, 1)
+    g.play("1/off")
+    assert g.phase is Phase.OVER
+    return g.outcome
+
+
+def test_game_end_scores_home_mars_under_nardionline():
+    out = finish_long_game("nardionline", {3: 15})
+    assert (out.winner, out.kind, out.points) == (0, K.HOME_MARS, 3)
+    assert str(out) == "X wins 3 points (home-mars)"
+    assert finish_long_game("long", {3: 15}).points == 2
+    assert finish_long_game("nardionline", {3: 14, 22: 1}).points == 4
+
+
+# --- the cube ---------------------------------------------------------------------
+
+def test_double_take_redouble_drop():
+    g = Game(find_ruleset("backgammon"))
+    g.start(0)
+    g.double()
+    g.take()
+    assert (g.cube, g.cube_owner, g.on_roll) == (2, 1, 0)
+    with pytest.raises(GameStateError, match="belongs to O"):
+        g.double()
+    g.roll(3, 1)
+    g.play("8/5 6/5")
+    g.double()  # O owns the cube and redoubles
+    g.drop()
+    assert (g.outcome.winner, g.outcome.points) == (1, 2)
+
+
+def test_cube_limit():
+    g = Game(find_ruleset("backgammon").rules.with_options({"cube-limit": "2"}))
+    g.start(0)
+    g.double()
+    g.take()
+    g.roll(3, 1)
+    g.play("8/5 6/5")
+    assert "limit 2" in g.may_double()
+
+
+def test_beaver():
+    g = Game(find_ruleset("play65"))
+    g.start(0)
+    g.double()
+    g.beaver()
+    g.take()
+    assert (g.cube, g.cube_owner) == (4, 1)
+    g2 = Game(find_ruleset("play65"))
+    g2.start(0)
+    g2.double()
+    g2.beaver()
+    g2.drop()
+    assert (g2.outcome.winner, g2.outcome.points) == (1, 2)
+    g3 = Game(find_ruleset("backgammon"))
+    g3.start(0)
+    g3.double()
+    with pytest.raises(GameStateError, match="beaver"):
+        g3.beaver()
+
+
+def test_jacoby_rule_money_play():
+    pos = Position.from_points("backgammon", {1: 1}, {10: 15})
+    for ruleset, cube_turned, points in [("short-academic", False, 1), ("short-academic", True, 4),
+                                         ("backgammon", False, 2)]:
+        g = Game(find_ruleset(ruleset), position=pos)
+        g.start(0)
+        if cube_turned:
+            g.double()
+            g.take()
+        g.roll(2, 1)
+        g.play("1/off")
+        assert (g.outcome.kind, g.outcome.points) == (K.GAMMON, points)
+
+
+def test_automatic_doubles():
+    g = Game(find_ruleset("short-academic"))  # one automatic double
+    g.opening_roll(4, 4)
+    g.opening_roll(2, 2)
+    g.opening_roll(5, 3)
+    assert g.cube == 2 and g.dice.high == 5
+    g2 = Game(find_ruleset("backgammon"))
+    g2.opening_roll(4, 4)
+    g2.opening_roll(3, 5)
+    assert g2.cube == 1 and g2.on_roll == 1
+
+
+def test_long_nardy_opening_rerolls():
+    g = Game(find_ruleset("long"))
+    g.opening_roll(2, 5)
+    assert g.phase is Phase.ROLL and g.on_roll == 1
+    g.roll(6, 6)
+    assert [str(p) for p in g.legal_plays()] == ["24/18(2)"]
+    g.play("24/18(2)")
+    g.roll(6, 6)  # the first side's first turn too
+    g.play("24/18 24/18")
+    g.roll(6, 6)  # O's second turn: one head checker only
+    with pytest.raises(IllegalPlayError) as e:
+        g.play("24/18(2)")
+    assert e.value.violation is Violation.HEAD
+
+
+def test_lenient_game_applies_condoned_illegal_play():
+    g = Game(find_ruleset("tournament-2015"))
+    g.opening_roll(3, 1)
+    g.play("8/5")  # illegal (a die left unused) but condoned
+    assert g.history[-1].note == "condoned: dice-not-used-in-full"
+    assert g.on_roll == 1
+
+
+def test_resignation_levels():
+    g = Game(find_ruleset("gammon-site"))
+    g.start(0)
+    g.resign(1, 2)
+    g.reject()
+    assert g.phase is Phase.ROLL
+    g.resign(1, "backgammon")
+    g.accept()
+    assert (g.outcome.winner, g.outcome.kind, g.outcome.points) == (0, K.BACKGAMMON, 3)
+    g = Game(find_ruleset("nardionline"))
+    g.start(0)
+    g.resign(0, 4)
+    g.accept()
+    assert (g.outcome.kind, g.outcome.points) == (K.KOKS, 4)
+
+
+# --- matches: Crawford and the dead cube ------------------------------------------
+
+def test_crawford_game_and_post_crawford():
+    m = Match(find_ruleset("backgammon"), 5, score=(4, 2))
+    g = m.new_game()
+    assert g.crawford
+    g.start(1)
+    assert g.may_double() == "no doubling in the Crawford game"
+    with pytest.raises(GameStateError):
+        g.double()
+    g.resign(0)
+    g.accept()
+    m.finish(g)
+    assert m.score == (4, 3)
+    g2 = m.new_game()
+    assert not g2.crawford
+    g2.start(0)
+    g2.double()  # post-Crawford: doubling allowed again
+    g2.drop()
+    m.finish(g2)
+    assert m.winner == 0
+
+
+def test_no_crawford_without_the_rule():
+    m = Match(find_ruleset("backgammon").rules.with_options({"crawford": "no"}), 5, score=(4, 2))
+    assert not m.new_game().crawford
+
+
+def test_quentinc_dead_cube_prohibition():
+    # Seed 000 (QuentinC): at 6-5 in a 7-point match nobody may double.
+    m = Match(find_ruleset("quentinc"), 7, score=(5, 6), crawford_played=True)
+    g = m.new_game()
+    g.start(0)
+    assert "already wins the match" in g.may_double()
+    m2 = Match(find_ruleset("backgammon"), 7, score=(5, 6), crawford_played=True)
+    g2 = m2.new_game()
+    g2.start(0)
+    assert g2.may_double() is None
