@@ -7,7 +7,7 @@ options gathered into named rulesets, and one rules engine.
 >>> from nardtools import Position, Roll, find_ruleset, legal_plays
 >>> rules = find_ruleset("long").rules
 >>> [str(p.play) for p in legal_plays(Position.start("long"), Roll(4, 4), rules)]
-['24/20/16(2)']
+['24/16(2)']
 """
 
 from .dice import ALL_ROLLS, Roll

@@ -332,7 +332,7 @@ def legal_plays(position: Position, roll: Roll, rules: Rules, *, first_turn: boo
     >>> bg = find_ruleset("backgammon").rules
     >>> plays = legal_plays(Position.start(), Roll(3, 1), bg)
     >>> len(plays), str(plays[0])
-    (16, '24/21/20')
+    (16, '24/23 24/21')
     """
     turn = _Turn(position, roll, rules, first_turn)
     chosen = _select(turn, _generate(turn))

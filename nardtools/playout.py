@@ -12,13 +12,16 @@ True
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from .dice import Roll
 from .engine import legal_plays
 from .play import Play
-from .position import Position
-from .rules import Rules
+from .game import Game, Phase
+from .position import PLAYER_NAMES, Position
+from .rules import Rules, Ruleset
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,3 +65,45 @@ def random_game(rules: Rules, rng: random.Random, *, max_turns: int = 2000) -> l
             return turns
         roll = Roll(rng.randint(1, 6), rng.randint(1, 6))
     raise RuntimeError(f"game did not finish in {max_turns} turns")
+
+
+def selfplay(ruleset: Ruleset, games: int, seed: int,
+             on_turn: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Play ``games`` random games through :class:`~nardtools.game.Game`, so that
+    every play is checked again by the single-play check and every ending is
+    scored, and summarise them.
+
+    >>> from nardtools import find_ruleset
+    >>> s = selfplay(find_ruleset("long"), 2, seed=3)
+    >>> s["games"], s["turns"] == s["rechecked"], sum(s["outcomes"].values())
+    (2, True, 2)
+    """
+    rng = random.Random(seed)
+    rules = ruleset.rules
+    outcomes: dict[str, int] = {}
+    turns = rechecked = points = 0
+    started = time.perf_counter()
+    for number in range(1, games + 1):
+        game = Game(ruleset)
+        while game.phase is Phase.OPENING:
+            game.opening_roll(rng.randint(1, 6), rng.randint(1, 6))
+        while game.phase is not Phase.OVER:
+            if game.phase is Phase.ROLL:
+                game.roll(rng.randint(1, 6), rng.randint(1, 6))
+            plays = game.legal_plays()
+            choice = plays[rng.randrange(len(plays))]
+            player, dice = game.on_roll, game.dice
+            game.play(choice.play)  # raises if the single-play check disagrees
+            turns += 1
+            rechecked += 1
+            if on_turn:
+                on_turn(f"game {number} {PLAYER_NAMES[player]} {dice}: {choice.play or '(no move)'}")
+        assert game.outcome is not None
+        if on_turn:
+            on_turn(f"game {number}: {game.outcome}")
+        key = str(game.outcome.kind)
+        outcomes[key] = outcomes.get(key, 0) + 1
+        points += game.outcome.points
+    return {"ruleset": ruleset.name, "games": games, "turns": turns, "rechecked": rechecked,
+            "outcomes": outcomes, "points": points, "seconds": time.perf_counter() - started,
+            "rules": {k: str(v) for k, v in rules.items()}}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 
 from hypothesis import given, settings
@@ -10,6 +11,9 @@ from hypothesis import strategies as st
 from nardtools import ALL_ROLLS, Play, Position, Roll, check_play, find_ruleset, legal_plays
 from nardtools.engine import _generate, _Turn
 from nardtools.playout import random_game
+
+#: NARDTOOLS_PROPERTY_SCALE=20 runs twenty times the examples (a long soak).
+SCALE = int(os.environ.get("NARDTOOLS_PROPERTY_SCALE", "1"))
 
 RULESETS = ["backgammon", "caucasian", "long", "arena", "long-classic", "yellowclub"]
 VARIANT_OPTIONS = [
@@ -26,7 +30,7 @@ def rules_of(name: str, options: dict[str, str]):
     return rules.with_options(options) if rules.is_long else rules
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=12 * SCALE, deadline=None)
 @given(st.sampled_from(RULESETS), st.sampled_from(VARIANT_OPTIONS), st.integers(0, 2**32))
 def test_random_games_conserve_checkers_and_round_trip(name, options, seed):
     rules = rules_of(name, options)
@@ -53,7 +57,7 @@ def relaxed_candidates(position: Position, roll: Roll, rules, first_turn: bool):
     return [Play(c.steps) for c in _generate(turn).values()]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25 * SCALE, deadline=None)
 @given(st.sampled_from(RULESETS), st.sampled_from(VARIANT_OPTIONS), st.integers(0, 2**32))
 def test_single_play_check_agrees_with_generation(name, options, seed):
     """check_play(p) is legal exactly when p's result is among legal_plays."""
@@ -71,7 +75,7 @@ def test_single_play_check_agrees_with_generation(name, options, seed):
                 assert j.violation is not None and str(j.violation) in j.message
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60 * SCALE, deadline=None)
 @given(st.integers(0, 2**32))
 def test_legal_play_sets_are_closed_under_replay(seed):
     """Replaying a legal play's canonical text from the position gives its result."""

@@ -1,0 +1,267 @@
+"""The ``nardtools`` command line.  Each command parses its options, calls the
+library once, and renders; no game logic lives here.
+
+Exit codes (see README): 0 success, 1 findings (an illegal play) or a domain
+error, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from .. import __version__
+from ..errors import NardtoolsError
+
+app = typer.Typer(
+    name="nardtools",
+    help="Validate, analyse and teach recorded games of Long Nardy and backgammon.",
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
+)
+
+
+class ExitCode(enum.IntEnum):
+    """Every exit code of the CLI, in one place."""
+
+    OK = 0
+    FINDINGS = 1
+    USAGE = 2
+
+
+class OutputFormat(str, enum.Enum):
+    """Output formats shared by the commands."""
+
+    text = "text"
+    json = "json"
+
+
+RulesOpt = Annotated[str, typer.Option("--rules", "-r", help="Ruleset name or alias (see `nardtools rules`).")]
+SetOpt = Annotated[
+    Optional[list[str]],
+    typer.Option("--set", "-s", metavar="OPTION=VALUE", help="Override one rule option; repeatable."),
+]
+FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
+FirstTurnOpt = Annotated[
+    Optional[bool],
+    typer.Option("--first-turn/--later-turn", help="Whether this is the side's first turn "
+                 "(Long Nardy head exception); inferred from the position when omitted."),
+]
+
+
+def _fail(message: str, code: ExitCode = ExitCode.FINDINGS) -> typer.Exit:
+    from rich.console import Console
+
+    Console(stderr=True).print(f"[red]Error:[/red] {message}", highlight=False)
+    return typer.Exit(int(code))
+
+
+def _rules(name: str, settings: list[str] | None) -> Any:
+    from ..rules import find_ruleset
+
+    options = {}
+    for item in settings or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise _fail(f"--set expects OPTION=VALUE, got {item!r}", ExitCode.USAGE)
+        options[key.strip()] = value.strip()
+    return find_ruleset(name).with_options(options)
+
+
+def _position(text: str, ruleset: Any) -> Any:
+    from ..position import Position
+
+    if text in ("start", "-"):
+        return Position.start(ruleset.rules.start)
+    return Position.parse(text)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"nardtools {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_callback(
+    version: Annotated[Optional[bool], typer.Option(
+        "--version", callback=_version, is_eager=True, help="Show the version and exit.")] = None,
+) -> None:
+    """Validate, analyse and teach recorded games of Long Nardy and backgammon."""
+
+
+@app.command("rules")
+def rules_command(
+    name: Annotated[Optional[str], typer.Argument(help="Show this ruleset's options.")] = None,
+    settings: SetOpt = None,
+    fmt: FormatOpt = OutputFormat.text,
+) -> None:
+    """List the named rulesets, or show every option of one."""
+    from ..rules import Rules, rulesets
+
+    try:
+        if name is None:
+            data = [{"name": r.name, "aliases": list(r.aliases), "game": str(r.rules.game),
+                     "seed": r.seed, "summary": r.summary} for r in rulesets()]
+            if fmt is OutputFormat.json:
+                typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+                return
+            for d in data:
+                alias = f" (also {', '.join(d['aliases'])})" if d["aliases"] else ""
+                typer.echo(f"{d['name']:<20} {d['game']:<11} {d['summary']}{alias}")
+            return
+        rs = _rules(name, settings)
+        rows = [{"option": k, "value": str(v), "doc": Rules.option_doc(k)[0],
+                 "seed": Rules.option_doc(k)[1]} for k, v in rs.rules.items()]
+        if fmt is OutputFormat.json:
+            typer.echo(json.dumps({"name": rs.name, "seed": rs.seed, "summary": rs.summary,
+                                   "options": rows}, ensure_ascii=False, indent=2))
+            return
+        typer.echo(f"{rs.name}: {rs.summary} [seed {rs.seed}]")
+        for r in rows:
+            typer.echo(f"  {r['option']:<16} {r['value']:<18} {r['doc']}")
+    except NardtoolsError as e:
+        raise _fail(str(e)) from None
+
+
+def _moves_report(ruleset: Any, position_text: str, dice: str, first_turn: bool | None) -> dict[str, Any]:
+    from ..dice import Roll
+    from ..engine import legal_plays
+
+    position = _position(position_text, ruleset)
+    roll = Roll.parse(dice)
+    plays = legal_plays(position, roll, ruleset.rules, first_turn=first_turn)
+    return {
+        "ruleset": ruleset.name, "position": str(position), "dice": str(roll),
+        "count": len(plays),
+        "plays": [{"play": str(p.play), "result": str(p.result)} for p in plays],
+    }
+
+
+@app.command("moves")
+def moves_command(
+    position: Annotated[Optional[str], typer.Argument(
+        help="Position text (`start` for the ruleset's starting position).")] = None,
+    dice: Annotated[Optional[str], typer.Argument(help="The roll, e.g. 64.")] = None,
+    rules: RulesOpt = "backgammon",
+    settings: SetOpt = None,
+    first_turn: FirstTurnOpt = None,
+    batch: Annotated[Optional[Path], typer.Option(
+        "--batch", help="Read `RULESET | POSITION | DICE` lines from a file instead.")] = None,
+    fmt: FormatOpt = OutputFormat.text,
+) -> None:
+    """List every legal play of a roll: one per distinct resulting position."""
+    try:
+        if batch is not None:
+            jobs = []
+            for lineno, line in enumerate(batch.read_text(encoding="utf-8").splitlines(), 1):
+                if not line.strip() or line.lstrip().startswith("#"):
+                    continue
+                parts = [p.strip() for p in line.split("|")]
+                if len(parts) != 3:
+                    raise _fail(f"{batch}:{lineno}:1: expected RULESET | POSITION | DICE", ExitCode.USAGE)
+                jobs.append((_rules(parts[0], settings), parts[1], parts[2], f"{batch}:{lineno}"))
+        elif position is None or dice is None:
+            raise _fail("give POSITION and DICE, or --batch FILE", ExitCode.USAGE)
+        else:
+            jobs = [(_rules(rules, settings), position, dice, "")]
+        reports = []
+        for rs, pos, d, where in jobs:
+            try:
+                reports.append(_moves_report(rs, pos, d, first_turn))
+            except NardtoolsError as e:
+                raise _fail(f"{where}: {e}" if where else str(e)) from None
+    except NardtoolsError as e:
+        raise _fail(str(e)) from None
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(reports if batch else reports[0], ensure_ascii=False, indent=2))
+        return
+    for rep in reports:
+        typer.echo(f"{rep['position']}  dice {rep['dice']}  [{rep['ruleset']}]: "
+                   f"{rep['count']} legal play{'s' if rep['count'] != 1 else ''}")
+        for i, p in enumerate(rep["plays"], 1):
+            typer.echo(f"  {i:>3}. {p['play'] or '(no move)'}")
+
+
+@app.command("check")
+def check_command(
+    position: Annotated[str, typer.Argument(help="Position text (`start` for the starting position).")],
+    dice: Annotated[str, typer.Argument(help="The roll, e.g. 64.")],
+    play: Annotated[str, typer.Argument(help="The play, e.g. '24/18 13/11' (quote it).")],
+    rules: RulesOpt = "backgammon",
+    settings: SetOpt = None,
+    first_turn: FirstTurnOpt = None,
+    fmt: FormatOpt = OutputFormat.text,
+) -> None:
+    """Judge one play: legal, or the rule that fired and the legal plays instead.
+
+    Exits 1 when the play is illegal."""
+    from ..dice import Roll
+    from ..engine import check_play, legal_plays
+
+    try:
+        rs = _rules(rules, settings)
+        pos = _position(position, rs)
+        roll = Roll.parse(dice)
+        j = check_play(pos, roll, play, rs.rules, first_turn=first_turn)
+        alternatives = [] if j.legal else [str(p.play) for p in
+                                           legal_plays(pos, roll, rs.rules, first_turn=first_turn)]
+    except NardtoolsError as e:
+        raise _fail(str(e)) from None
+    report = {"legal": j.legal, "rule": str(j.violation) if j.violation else None,
+              "message": j.message, "play": str(j.play) if j.play else play,
+              "result": str(j.result) if j.result else None, "legal_plays": alternatives}
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
+    elif j.legal:
+        typer.echo(f"legal: {j.play}\nresult: {j.result}")
+    else:
+        typer.echo(j.message)
+        typer.echo(f"legal plays ({len(alternatives)}): " + ", ".join(a or "(no move)" for a in alternatives[:12])
+                   + (" ..." if len(alternatives) > 12 else ""))
+    if not j.legal:
+        raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+@app.command("selfplay")
+def selfplay_command(
+    rules: RulesOpt = "long",
+    settings: SetOpt = None,
+    games: Annotated[int, typer.Option("--games", "-n", min=1, help="How many games.")] = 10,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 1,
+    show: Annotated[bool, typer.Option("--show", help="Print every turn.")] = False,
+    fmt: FormatOpt = OutputFormat.text,
+) -> None:
+    """Play random games with the engine, re-check every play, and summarise."""
+    from ..playout import selfplay
+
+    try:
+        rs = _rules(rules, settings)
+        summary = selfplay(rs, games, seed, on_turn=(lambda line: typer.echo(line)) if show else None)
+    except NardtoolsError as e:
+        raise _fail(str(e)) from None
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+    else:
+        typer.echo(f"{summary['games']} games under {summary['ruleset']}: {summary['turns']} turns, "
+                   f"every play re-checked ({summary['rechecked']} legal); "
+                   f"{summary['seconds']:.2f} s")
+        for kind, n in sorted(summary["outcomes"].items()):
+            typer.echo(f"  {kind:<12} {n}")
+    if summary["rechecked"] != summary["turns"]:
+        raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+def main() -> None:
+    """Entry point of the ``nardtools`` console script."""
+    try:
+        app()
+    except KeyboardInterrupt:  # pragma: no cover
+        sys.exit(130)
