@@ -1,0 +1,118 @@
+"""The command line: exact output, exit codes, help on every command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from nardtools import __version__
+from nardtools.cli import app
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
+COMMANDS = ["rules", "moves", "check", "selfplay"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_on_every_command(command):
+    result = runner.invoke(app, [command, "--help"])
+    assert result.exit_code == 0
+    assert "Usage" in result.output
+
+
+def test_every_command_is_documented_in_the_readme():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for command in COMMANDS:
+        assert f"nardtools {command}" in readme
+
+
+def test_version():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.output == f"nardtools {__version__}\n"
+
+
+def test_moves_exact_output():
+    result = runner.invoke(app, ["moves", "start", "33", "--rules", "long"])
+    assert result.exit_code == 0
+    assert result.output == (
+        "long X 24:15 / 24:15  dice 33  [long]: 2 legal plays\n"
+        "    1. 24/18(2)\n"
+        "    2. 24/21 24/15\n"
+    )
+
+
+def test_moves_with_option_override_and_json():
+    pos = "long O 24:15 / 24:14,4:1"
+    result = runner.invoke(app, ["moves", pos, "62", "-r", "long", "--set", "head=doubles-list",
+                                 "--format", "json"])
+    assert result.exit_code == 0
+    data = json.loads(result.output)
+    assert data["ruleset"] == "long+"
+    assert [p["play"] for p in data["plays"]] == ["24/18"]
+    assert data["plays"][0]["result"] == "long X 24:14,4:1 / 24:14,18:1"
+
+
+def test_check_illegal_exits_1_and_names_the_rule():
+    result = runner.invoke(app, ["check", "start", "65", "24/18 24/19", "--rules", "long"])
+    assert result.exit_code == 1
+    assert "[head-rule]" in result.output
+    assert "legal plays (1): 24/18/13" in result.output
+
+
+def test_check_legal_exits_0():
+    result = runner.invoke(app, ["check", "start", "31", "8/5 6/5"])
+    assert result.exit_code == 0
+    assert result.output.startswith("legal: 8/5 6/5\n")
+
+
+def test_unknown_ruleset_is_one_red_line():
+    result = runner.invoke(app, ["moves", "start", "31", "--rules", "chess"])
+    assert result.exit_code == 1
+    assert "unknown ruleset 'chess'" in result.stderr
+    assert "Traceback" not in result.output + result.stderr
+
+
+def test_bad_set_syntax_is_a_usage_error():
+    result = runner.invoke(app, ["moves", "start", "31", "--set", "head"])
+    assert result.exit_code == 2
+    assert "OPTION=VALUE" in result.stderr
+
+
+def test_bad_option_value():
+    result = runner.invoke(app, ["moves", "start", "31", "-r", "long", "--set", "block=sometimes"])
+    assert result.exit_code == 1
+    assert "option block: 'sometimes' is not one of ahead, opponent-in-home, none" in result.stderr
+
+
+def test_rules_listing_names_every_ruleset():
+    result = runner.invoke(app, ["rules", "--format", "json"])
+    names = {r["name"] for r in json.loads(result.output)}
+    assert {"long-classic", "nardionline", "arena", "luckyea", "yellowclub", "play65",
+            "short-academic", "tournament-2015", "quentinc", "gammon-site"} <= names
+
+
+def test_batch_moves_on_the_bundled_examples():
+    result = runner.invoke(app, ["moves", "--batch", str(ROOT / "examples" / "positions.txt")])
+    assert result.exit_code == 0
+    assert "long X 11:10,5:1,4:1,3:1,2:1,1:1 / 24:5,22:5,21:5  dice 65  [long]: 1 legal play\n    1. 11/5\n" in result.output
+
+
+def test_selfplay_json():
+    result = runner.invoke(app, ["selfplay", "-r", "nardionline", "-n", "3", "--seed", "4", "-f", "json"])
+    assert result.exit_code == 0
+    data = json.loads(result.output)
+    assert data["games"] == 3 and data["turns"] == data["rechecked"] > 0
+    assert sum(data["outcomes"].values()) == 3
+
+
+def test_console_script_help_starts_without_heavy_imports():
+    code = ("import sys; from nardtools.cli import app; "
+            "heavy = [m for m in ('pandas', 'matplotlib', 'numpy') if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
