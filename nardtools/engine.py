@@ -27,6 +27,9 @@ from .position import BAR, HEAD, OFF, GameKind, Position
 from .rules import Rules, Violation
 
 _FIRST_TURN_DOUBLES = {3, 4, 6}
+_OCCUPIED = bytes([0] + [1] * 255)  # bytes.translate table: any count > 0 -> 1
+_SIX = b"\1" * 6
+_QMAP = {kind: [0] + [kind.opponent_point(p) for p in range(1, 25)] + [0] for kind in GameKind}
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,27 +47,43 @@ class LegalPlays(Sequence[LegalPlay]):
     """The legal plays of one roll: one per distinct resulting position.
 
     Supports ``len``, iteration, indexing, ``in`` (for a :class:`Play`, its text,
-    or a resulting :class:`Position`) and :meth:`find`.
+    or a resulting :class:`Position`) and :meth:`find`.  Plays are built on
+    first access, so counting or sampling them stays cheap.
     """
 
-    def __init__(self, plays: list[LegalPlay], position: Position, roll: Roll, rules: Rules,
-                 first_turn: bool | None) -> None:
-        self._plays = plays
-        self._by_result = {p.result: p for p in plays}
-        self.position, self.roll, self.rules, self.first_turn = position, roll, rules, first_turn
+    def __init__(self, chosen: list[_Candidate], turn: _Turn) -> None:
+        self._chosen = chosen
+        self._turn = turn
+        self._plays: list[LegalPlay | None] = [None] * len(chosen)
+        self._by_result: dict[Position, LegalPlay] | None = None
+        self.position, self.roll, self.rules = turn.position, turn.roll, turn.rules
+        self.first_turn = turn.first_turn
 
     def __len__(self) -> int:
-        return len(self._plays)
+        return len(self._chosen) or 1
+
+    def _make(self, i: int) -> LegalPlay:
+        if not self._chosen:  # nothing can be played: the empty play
+            return LegalPlay(Play(()), self.position.flip())
+        lp = self._plays[i]
+        if lp is None:
+            c = self._chosen[i]
+            lp = self._plays[i] = LegalPlay(_play(c), self._turn.result(c.me, c.hits))
+        return lp
 
     def __getitem__(self, i):  # type: ignore[no-untyped-def]
-        return self._plays[i]
+        if isinstance(i, slice):
+            return [self._make(j) for j in range(len(self))[i]]
+        if not -len(self) <= i < len(self):
+            raise IndexError(i)
+        return self._make(i % len(self))
 
     def __iter__(self) -> Iterator[LegalPlay]:
-        return iter(self._plays)
+        return (self._make(i) for i in range(len(self)))
 
     def __contains__(self, item: object) -> bool:
         if isinstance(item, Position):
-            return item in self._by_result
+            return self.find(item) is not None
         if isinstance(item, (Play, str)):
             return check_play(self.position, self.roll, item, self.rules,
                               first_turn=self.first_turn).legal
@@ -72,15 +91,17 @@ class LegalPlays(Sequence[LegalPlay]):
 
     def find(self, result: Position) -> LegalPlay | None:
         """The legal play leading to ``result``, if any."""
+        if self._by_result is None:
+            self._by_result = {p.result: p for p in self}
         return self._by_result.get(result)
 
     @property
     def is_forced(self) -> bool:
         """True when there is exactly one legal play (possibly the empty one)."""
-        return len(self._plays) == 1
+        return len(self) == 1
 
     def __repr__(self) -> str:
-        return f"<LegalPlays for {self.roll} ({len(self)}): {', '.join(str(p) or '-' for p in self._plays)}>"
+        return f"<LegalPlays for {self.roll} ({len(self)}): {', '.join(str(p) or '-' for p in self)}>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +137,7 @@ class _Turn:
         kind = self.kind = position.kind
         self.long = kind is GameKind.LONG
         opp = self.opp = position.opponent
-        self.qmap = [0] + [kind.opponent_point(p) for p in range(1, 25)] + [0]
+        self.qmap = _QMAP[kind]
         counts = [0] + [opp[self.qmap[p]] for p in range(1, 25)] + [0]
         hold = 2 if rules.hitting else 1
         self.blocked = [c >= hold for c in counts]
@@ -180,54 +201,50 @@ class _Turn:
 
     # --------------------------------------------------------- end of turn
     def block_ok(self, me: Sequence[int]) -> bool:
-        """The six-block rule on a position of the mover (``me``)."""
+        """The six-block rule on a position of the mover (``me``).
+
+        Runs are found on a byte string of occupied points, in the opponent's
+        numbering (default) or the mover's (``block-path=mover``)."""
         if self.block == "none":
             return True
-        opp = self.opp
-        if self.rules.block_path == "mover":
-            return self._block_ok_mover(me)
-        occupied = [False] * 26
-        n = 0
-        for p in range(1, 25):
-            if me[p]:
-                occupied[self.qmap[p]] = True
-                n += 1
-        if n < 6:
-            return True
-        run = 0
-        for q in range(1, 26):
-            if q <= 24 and occupied[q]:
-                run += 1
+        mover_path = self.rules.block_path == "mover"
+        # index i is the opponent's point i+1 (my 13..24, then my 1..12), or my point i+1
+        order = list(me[1:25]) if mover_path else list(me[13:25]) + list(me[1:13])
+        flags = bytes(order).translate(_OCCUPIED)
+        i = flags.find(_SIX)
+        while i >= 0:
+            if not (self._window_ok(i + 1) if mover_path else self._run_ok(i + 1)):
+                return False
+            if mover_path:  # every window of six counts
+                i = flags.find(_SIX, i + 1)
                 continue
-            if run >= 6:
-                lo = q - run
-                if opp[OFF]:
-                    pass
-                elif self.block == "opponent-in-home":
-                    if not any(opp[1:7]):
-                        return False
-                elif not any(opp[1:lo]):
-                    return False
-            run = 0
+            end = flags.find(b"\0", i)
+            if end < 0:
+                break
+            i = flags.find(_SIX, end)
         return True
 
-    def _block_ok_mover(self, me: Sequence[int]) -> bool:
+    def _run_ok(self, lo: int) -> bool:
+        """A run whose lowest point, in the opponent's numbering, is ``lo``."""
         opp = self.opp
-        for hi in range(24, 5, -1):
-            lo = hi - 5
-            if not all(me[p] for p in range(lo, hi + 1)):
-                continue
-            if lo >= 13:
-                past = any(opp[1:lo - 12])
-            elif hi <= 12:
-                past = any(opp[1:lo + 12])
-            else:
-                past = any(opp[hi - 11:lo + 12])
-            if self.block == "opponent-in-home":
-                past = any(opp[1:7])
-            if not past:
-                return False
-        return True
+        if opp[OFF]:
+            return True
+        if self.block == "opponent-in-home":
+            return any(opp[1:7])
+        return any(opp[1:lo])
+
+    def _window_ok(self, lo: int) -> bool:
+        """A window of my points ``lo..lo+5`` (MetinGames reading): legal iff an
+        opponent checker on the board is past it along the opponent's path."""
+        opp = self.opp
+        if self.block == "opponent-in-home":
+            return any(opp[1:7])
+        hi = lo + 5
+        if lo >= 13:
+            return any(opp[1:lo - 12])
+        if hi <= 12:
+            return any(opp[1:lo + 12])
+        return any(opp[hi - 11:lo + 12])  # strictly between the window's halves
 
     def result(self, me: Sequence[int], hits: Sequence[int]) -> Position:
         opp = list(self.opp)
@@ -242,19 +259,121 @@ class _Turn:
 # Generation
 
 class _Candidate:
+    """A reachable end of turn; ``steps`` are ``(source, target, hit)`` triples."""
+
     __slots__ = ("rank", "steps", "me", "hits")
 
-    def __init__(self, rank: tuple[int, int], steps: tuple[Step, ...], me: tuple[int, ...],
+    def __init__(self, rank: tuple[int, int], steps: tuple[tuple[int, int, bool], ...], me: tuple[int, ...],
                  hits: tuple[int, ...]) -> None:
         self.rank, self.steps, self.me, self.hits = rank, steps, me, hits
 
 
-def _generate(turn: _Turn) -> dict[tuple[tuple[int, ...], tuple[int, ...]], _Candidate]:
-    """Every position reachable with any prefix of any order of the dice."""
-    out: dict[tuple[tuple[int, ...], tuple[int, ...]], _Candidate] = {}
+def _play(c: _Candidate) -> Play:
+    return Play(tuple(Step(*x) for x in c.steps))
+
+
+_Candidates = dict[tuple[tuple[int, ...], tuple[int, ...]], _Candidate]
+
+
+def _generate(turn: _Turn) -> _Candidates:
+    """Every position reachable with any prefix of any order of the dice, each
+    with the most dice (and, for one die, the largest) that reach it."""
+    if turn.every_step or turn.caucasian:
+        return _generate_memo(turn)
+    return _generate_ordered(turn)
+
+
+def _record(out: _Candidates, me: list[int], hits: list[int], rank: tuple[int, int],
+            steps: list[tuple[int, int, bool]]) -> None:
+    key = (tuple(me), tuple(sorted(hits)) if hits else ())
+    prev = out.get(key)
+    if prev is None or rank > prev.rank:
+        out[key] = _Candidate(rank, tuple(steps), key[0], key[1])
+
+
+def _generate_ordered(turn: _Turn) -> _Candidates:
+    """Generation when the order of steps cannot change what is legal: the two
+    orders of a non-double, and non-increasing sources for a double (every final
+    position of a double is reachable moving the highest checkers first)."""
+    out: _Candidates = {}
+    me = list(turn.position.mover)
+    hits: list[int] = []
+    nohitters: list[int] = []
+    step = turn.step
+    _record(out, me, hits, (0, 0), [])
+    roll = turn.roll
+    if not roll.is_double:
+        for d1, d2 in ((roll.high, roll.low), (roll.low, roll.high)):
+            for s1 in range(25, 0, -1):
+                if not me[s1]:
+                    continue
+                r1 = step(me, s1, d1, hits, nohitters)
+                if r1.__class__ is Violation:
+                    continue
+                t1, h1 = r1  # type: ignore[misc]
+                me[s1] -= 1
+                me[t1] += 1
+                if h1:
+                    hits.append(t1)
+                first = (s1, t1, h1)
+                _record(out, me, hits, (1, d1), [first])
+                for s2 in range(25, 0, -1):
+                    if not me[s2]:
+                        continue
+                    r2 = step(me, s2, d2, hits, nohitters)
+                    if r2.__class__ is Violation:
+                        continue
+                    t2, h2 = r2  # type: ignore[misc]
+                    me[s2] -= 1
+                    me[t2] += 1
+                    if h2:
+                        hits.append(t2)
+                    _record(out, me, hits, (2, 0), [first, (s2, t2, h2)])
+                    if h2:
+                        hits.pop()
+                    me[s2] += 1
+                    me[t2] -= 1
+                if h1:
+                    hits.pop()
+                me[s1] += 1
+                me[t1] -= 1
+        return out
+    d = roll.high
+    path: list[tuple[int, int, bool]] = []
+
+    def dfs(top: int, left: int) -> None:
+        for s in range(top, 0, -1):
+            if not me[s]:
+                continue
+            r = step(me, s, d, hits, nohitters)
+            if r.__class__ is Violation:
+                continue
+            t, h = r  # type: ignore[misc]
+            me[s] -= 1
+            me[t] += 1
+            if h:
+                hits.append(t)
+            path.append((s, t, h))
+            _record(out, me, hits, (5 - left, 0), path)
+            if left > 1:
+                dfs(s, left - 1)
+            path.pop()
+            if h:
+                hits.pop()
+            me[s] += 1
+            me[t] -= 1
+
+    dfs(25, 4)
+    return out
+
+
+def _generate_memo(turn: _Turn) -> _Candidates:
+    """Generation trying every order of the dice, memoising visited states; used
+    when the order matters (six-block checked after every step, Caucasian rule)."""
+    out: _Candidates = {}
     seen: set[object] = set()
     me = list(turn.position.mover)
-    steps: list[Step] = []
+    steps: list[tuple[int, int, bool]] = []
     hits: list[int] = []
     hitters: list[int] = []
     total = turn.total_dice
@@ -287,7 +406,7 @@ def _generate(turn: _Turn) -> dict[tuple[tuple[int, ...], tuple[int, ...]], _Can
                 state = (tuple(me), tuple(sorted(hits)), rest, tuple(sorted(hitters)))
                 if state not in seen and (not every_step or turn.block_ok(me)):
                     seen.add(state)
-                    steps.append(Step(s, t, hit))
+                    steps.append((s, t, hit))
                     visit(rest)
                     steps.pop()
                 me[s] += 1
@@ -301,18 +420,24 @@ def _generate(turn: _Turn) -> dict[tuple[tuple[int, ...], tuple[int, ...]], _Can
     return out
 
 
-def _select(turn: _Turn, cands: dict[tuple[tuple[int, ...], tuple[int, ...]], _Candidate]) -> list[_Candidate]:
+def _select(turn: _Turn, cands: _Candidates) -> list[_Candidate]:
     """Apply the end-of-turn rules, the head exception and the maximum-dice rules."""
-    legal = [c for c in cands.values() if turn.block_ok(c.me)]
+    pool = list(cands.values())
     if turn.long and turn.first_turn and turn.rules.head == "general" and turn.limit > turn.rules.head_limit:
         base = turn.rules.head_limit
-        within = [c for c in legal if turn.start_head - c.me[HEAD] <= base]
-        if any(c.rank[0] == turn.total_dice for c in within):
-            legal = within
+        within = [c for c in pool if turn.start_head - c.me[HEAD] <= base]
+        if any(c.rank[0] == turn.total_dice and turn.block_ok(c.me) for c in within):
+            pool = within
+    by_dice: dict[int, list[_Candidate]] = {}
+    for c in pool:
+        by_dice.setdefault(c.rank[0], []).append(c)
+    legal: list[_Candidate] = []
+    for most in sorted(by_dice, reverse=True):  # the most dice any legal play uses
+        legal = [c for c in by_dice[most] if turn.block_ok(c.me)]
+        if legal:
+            break
     if not legal:
         return []
-    most = max(c.rank[0] for c in legal)
-    legal = [c for c in legal if c.rank[0] == most]
     if most == 1 and not turn.roll.is_double:
         larger = [c for c in legal if c.rank[1] == turn.roll.high]
         if larger:
@@ -335,11 +460,7 @@ def legal_plays(position: Position, roll: Roll, rules: Rules, *, first_turn: boo
     (16, '24/23 24/21')
     """
     turn = _Turn(position, roll, rules, first_turn)
-    chosen = _select(turn, _generate(turn))
-    plays = [LegalPlay(Play(c.steps), turn.result(c.me, c.hits)) for c in chosen]
-    if not plays:  # every candidate broke an end-of-turn rule: nothing may be played
-        plays = [LegalPlay(Play(()), position.flip())]
-    return LegalPlays(plays, position, roll, rules, turn.first_turn)
+    return LegalPlays(_select(turn, _generate(turn)), turn)
 
 
 # ---------------------------------------------------------------------------
