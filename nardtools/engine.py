@@ -263,8 +263,8 @@ class _Candidate:
 
     __slots__ = ("rank", "steps", "me", "hits")
 
-    def __init__(self, rank: tuple[int, int], steps: tuple[tuple[int, int, bool], ...], me: tuple[int, ...],
-                 hits: tuple[int, ...]) -> None:
+    def __init__(self, rank: tuple[int, int], steps: tuple[tuple[int, int, bool], ...],
+                 me: tuple[int, ...], hits: tuple[int, ...]) -> None:
         self.rank, self.steps, self.me, self.hits = rank, steps, me, hits
 
 
@@ -272,38 +272,38 @@ def _play(c: _Candidate) -> Play:
     return Play(tuple(Step(*x) for x in c.steps))
 
 
-_Candidates = dict[tuple[tuple[int, ...], tuple[int, ...]], _Candidate]
+_Key = tuple[tuple[int, ...], tuple[int, ...]]
+_Steps = tuple[tuple[int, int, bool], ...]
+#: Reachable ends of turn by rank: ``(dice used, die)`` where ``die`` is the die
+#: a one-die play used (0 otherwise); within a rank, the first way found.
+_Reach = dict[tuple[int, int], dict[_Key, _Steps]]
 
 
-def _generate(turn: _Turn) -> _Candidates:
-    """Every position reachable with any prefix of any order of the dice, each
-    with the most dice (and, for one die, the largest) that reach it."""
+def _generate(turn: _Turn) -> _Reach:
+    """Every position reachable with any prefix of any order of the dice."""
     if turn.every_step or turn.caucasian:
         return _generate_memo(turn)
     return _generate_ordered(turn)
 
 
-def _record(out: _Candidates, me: list[int], hits: list[int], rank: tuple[int, int],
-            steps: list[tuple[int, int, bool]]) -> None:
-    key = (tuple(me), tuple(sorted(hits)) if hits else ())
-    prev = out.get(key)
-    if prev is None or rank > prev.rank:
-        out[key] = _Candidate(rank, tuple(steps), key[0], key[1])
+def _key(me: list[int], hits: list[int]) -> _Key:
+    return tuple(me), tuple(sorted(hits)) if hits else ()
 
 
-def _generate_ordered(turn: _Turn) -> _Candidates:
+def _generate_ordered(turn: _Turn) -> _Reach:
     """Generation when the order of steps cannot change what is legal: the two
     orders of a non-double, and non-increasing sources for a double (every final
     position of a double is reachable moving the highest checkers first)."""
-    out: _Candidates = {}
     me = list(turn.position.mover)
     hits: list[int] = []
     nohitters: list[int] = []
     step = turn.step
-    _record(out, me, hits, (0, 0), [])
     roll = turn.roll
+    reach: _Reach = {(0, 0): {_key(me, hits): ()}}
     if not roll.is_double:
+        two = reach[(2, 0)] = {}
         for d1, d2 in ((roll.high, roll.low), (roll.low, roll.high)):
+            one = reach[(1, d1)] = {}
             for s1 in range(25, 0, -1):
                 if not me[s1]:
                     continue
@@ -316,7 +316,7 @@ def _generate_ordered(turn: _Turn) -> _Candidates:
                 if h1:
                     hits.append(t1)
                 first = (s1, t1, h1)
-                _record(out, me, hits, (1, d1), [first])
+                one.setdefault(_key(me, hits), (first,))
                 for s2 in range(25, 0, -1):
                     if not me[s2]:
                         continue
@@ -328,7 +328,7 @@ def _generate_ordered(turn: _Turn) -> _Candidates:
                     me[t2] += 1
                     if h2:
                         hits.append(t2)
-                    _record(out, me, hits, (2, 0), [first, (s2, t2, h2)])
+                    two.setdefault(_key(me, hits), (first, (s2, t2, h2)))
                     if h2:
                         hits.pop()
                     me[s2] += 1
@@ -337,11 +337,13 @@ def _generate_ordered(turn: _Turn) -> _Candidates:
                     hits.pop()
                 me[s1] += 1
                 me[t1] -= 1
-        return out
+        return reach
     d = roll.high
     path: list[tuple[int, int, bool]] = []
+    levels = [reach[(0, 0)]] + [reach.setdefault((k, 0), {}) for k in (1, 2, 3, 4)]
 
-    def dfs(top: int, left: int) -> None:
+    def dfs(top: int, depth: int) -> None:
+        level = levels[depth]
         for s in range(top, 0, -1):
             if not me[s]:
                 continue
@@ -354,40 +356,38 @@ def _generate_ordered(turn: _Turn) -> _Candidates:
             if h:
                 hits.append(t)
             path.append((s, t, h))
-            _record(out, me, hits, (5 - left, 0), path)
-            if left > 1:
-                dfs(s, left - 1)
+            level.setdefault(_key(me, hits), tuple(path))
+            if depth < 4:
+                dfs(s, depth + 1)
             path.pop()
             if h:
                 hits.pop()
             me[s] += 1
             me[t] -= 1
 
-    dfs(25, 4)
-    return out
+    dfs(25, 1)
+    return reach
 
 
-def _generate_memo(turn: _Turn) -> _Candidates:
+def _generate_memo(turn: _Turn) -> _Reach:
     """Generation trying every order of the dice, memoising visited states; used
     when the order matters (six-block checked after every step, Caucasian rule)."""
-    out: _Candidates = {}
+    reach: _Reach = {}
     seen: set[object] = set()
     me = list(turn.position.mover)
     steps: list[tuple[int, int, bool]] = []
     hits: list[int] = []
     hitters: list[int] = []
+    roll = turn.roll
     total = turn.total_dice
     every_step = turn.every_step
 
     def visit(remaining: tuple[int, ...]) -> None:
         used = total - len(remaining)
-        key = (tuple(me), tuple(sorted(hits)))
         rank = (used, 0)
-        if used == 1:  # which die was used (a bear-off may travel less than its die)
-            rank = (1, turn.roll.high if remaining[0] != turn.roll.high else turn.roll.low)
-        prev = out.get(key)
-        if prev is None or rank > prev.rank:
-            out[key] = _Candidate(rank, tuple(steps), key[0], key[1])
+        if used == 1 and not roll.is_double:  # which die was used
+            rank = (1, roll.high if remaining[0] != roll.high else roll.low)
+        reach.setdefault(rank, {}).setdefault(_key(me, hits), tuple(steps))
         if not remaining:
             return
         for i, d in enumerate(remaining):
@@ -416,33 +416,33 @@ def _generate_memo(turn: _Turn) -> _Candidates:
                 if turn.caucasian:
                     hitters[:] = saved_hitters
 
-    visit(turn.roll.dice)
-    return out
+    visit(roll.dice)
+    return reach
 
 
-def _select(turn: _Turn, cands: _Candidates) -> list[_Candidate]:
-    """Apply the end-of-turn rules, the head exception and the maximum-dice rules."""
-    pool = list(cands.values())
-    if turn.long and turn.first_turn and turn.rules.head == "general" and turn.limit > turn.rules.head_limit:
-        base = turn.rules.head_limit
-        within = [c for c in pool if turn.start_head - c.me[HEAD] <= base]
-        if any(c.rank[0] == turn.total_dice and turn.block_ok(c.me) for c in within):
-            pool = within
-    by_dice: dict[int, list[_Candidate]] = {}
-    for c in pool:
-        by_dice.setdefault(c.rank[0], []).append(c)
-    legal: list[_Candidate] = []
-    for most in sorted(by_dice, reverse=True):  # the most dice any legal play uses
-        legal = [c for c in by_dice[most] if turn.block_ok(c.me)]
+def _select(turn: _Turn, reach: _Reach) -> list[_Candidate]:
+    """Apply the end-of-turn rules, the head exception and the maximum-dice rules.
+
+    Ranks are visited from the most dice down (and, for one die, the larger
+    first); the first rank with a play that passes the end-of-turn rules gives
+    the legal plays: that is the maximum-dice rule and the larger-die rule."""
+    block_ok = turn.block_ok
+    general = (turn.long and turn.first_turn and turn.rules.head == "general"
+               and turn.limit > turn.rules.head_limit)
+    base = turn.rules.head_limit
+    start_head = turn.start_head
+    if general:
+        # the second head checker is allowed only if no play with one uses every die
+        full = reach.get((turn.total_dice, 0), {})
+        general = any(start_head - k[0][HEAD] <= base and block_ok(k[0]) for k in full)
+    for rank in sorted(reach, reverse=True):
+        level = reach[rank]
+        if general:
+            level = {k: v for k, v in level.items() if start_head - k[0][HEAD] <= base}
+        legal = [_Candidate(rank, steps, key[0], key[1]) for key, steps in level.items() if block_ok(key[0])]
         if legal:
-            break
-    if not legal:
-        return []
-    if most == 1 and not turn.roll.is_double:
-        larger = [c for c in legal if c.rank[1] == turn.roll.high]
-        if larger:
-            legal = larger
-    return legal
+            return legal
+    return []
 
 
 def legal_plays(position: Position, roll: Roll, rules: Rules, *, first_turn: bool | None = None) -> LegalPlays:

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nardtools import ALL_ROLLS, Play, Position, Roll, check_play, find_ruleset, legal_plays
-from nardtools.engine import _generate, _play, _Turn
+from nardtools import Step
+from nardtools.engine import _generate, _Turn
 from nardtools.playout import random_game
 
 #: NARDTOOLS_PROPERTY_SCALE=20 runs twenty times the examples (a long soak).
@@ -54,7 +55,8 @@ def relaxed_candidates(position: Position, roll: Roll, rules, first_turn: bool):
     order of the dice, generated with the head and block rules switched off."""
     loose = rules.with_options({"block": "none", "head-limit": "0"})
     turn = _Turn(position, roll, loose, first_turn)
-    return [_play(c) for c in _generate(turn).values()]
+    reach = _generate(turn)
+    return [Play(tuple(Step(*x) for x in steps)) for level in reach.values() for steps in level.values()]
 
 
 @settings(max_examples=25 * SCALE, deadline=None)
