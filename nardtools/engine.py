@@ -151,6 +151,8 @@ class _Turn:
         self.caucasian = rules.caucasian
         self.exact_bearoff = rules.bear_off == "exact"
         self.block = rules.block if self.long else "none"
+        if self.block != "none" and not self._block_possible():
+            self.block = "none"  # no six-block can be illegal this turn
         self.every_step = self.block != "none" and rules.block_check == "every-step"
         self.total_dice = len(roll.dice)
 
@@ -164,6 +166,22 @@ class _Turn:
             ok = self.roll.is_double and self.roll.high in _FIRST_TURN_DOUBLES
             return rules.head_limit + 1 if ok else rules.head_limit
         return rules.head_limit + 1  # general: decided after generation
+
+    def _block_possible(self) -> bool:
+        """Whether any six-block could be illegal this turn.  Under ``ahead`` a
+        run is illegal only if it lies wholly below the opponent's most advanced
+        checker (in its numbering): impossible once that checker is on its 6 or
+        lower, or the opponent has borne off.  Under ``opponent-in-home`` no
+        block is illegal once an opponent checker is home or off."""
+        opp = self.opp
+        if opp[OFF]:
+            return False
+        if self.block == "opponent-in-home":
+            return not any(opp[1:7])
+        if self.rules.block_path == "mover":
+            return True
+        lowest = next((q for q in range(1, 25) if opp[q]), 25)
+        return lowest > 6
 
     # -------------------------------------------------------------- one step
     def step(self, me: list[int], s: int, d: int, hits: list[int], hitters: list[int]) -> tuple[int, bool] | Violation:
@@ -293,42 +311,61 @@ def _key(me: list[int], hits: list[int]) -> _Key:
 def _generate_ordered(turn: _Turn) -> _Reach:
     """Generation when the order of steps cannot change what is legal: the two
     orders of a non-double, and non-increasing sources for a double (every final
-    position of a double is reachable moving the highest checkers first)."""
+    position of a double is reachable moving the highest checkers first).
+
+    This is the hot path of every replay, so :meth:`_Turn.step` is unrolled
+    here over a per-die table of targets; the rules are the same."""
     me = list(turn.position.mover)
     hits: list[int] = []
-    nohitters: list[int] = []
-    step = turn.step
     roll = turn.roll
+    blocked, blot = turn.blocked, turn.blot
+    exact = turn.exact_bearoff
+    head_moves_left = turn.limit if turn.long else 99
+    start_head = turn.start_head
+    # targets[d][s]: the point a die d takes a checker on s to; 0 = bear-off
+    # (checked when it happens), -1 = closed.
+    targets = {d: [-1] + [(s - d if s - d < 1 or not blocked[s - d] else -1) if s - d >= 1 else 0
+                          for s in range(1, 26)] for d in set(roll.dice)}
+
+    def moves(d: int) -> list[tuple[int, int, bool]]:
+        """Every single step with die ``d`` from the current ``me``."""
+        out = []
+        tgt = targets[d]
+        top = 25 if me[25] else 24
+        bottom = 0 if not me[25] else 24  # with a checker on the bar only bar moves
+        for s in range(top, bottom, -1):
+            if not me[s]:
+                continue
+            t = tgt[s]
+            if t > 0:
+                if s == HEAD and start_head - me[HEAD] >= head_moves_left:
+                    continue
+                out.append((s, t, blot[t] and t not in hits))
+            elif t == 0:
+                if any(me[7:26]) or (s - d < 0 and (exact or any(me[s + 1:7]))):
+                    continue
+                out.append((s, 0, False))
+        return out
+
     reach: _Reach = {(0, 0): {_key(me, hits): ()}}
     if not roll.is_double:
         two = reach[(2, 0)] = {}
         for d1, d2 in ((roll.high, roll.low), (roll.low, roll.high)):
             one = reach[(1, d1)] = {}
-            for s1 in range(25, 0, -1):
-                if not me[s1]:
-                    continue
-                r1 = step(me, s1, d1, hits, nohitters)
-                if r1.__class__ is Violation:
-                    continue
-                t1, h1 = r1  # type: ignore[misc]
+            for first in moves(d1):
+                s1, t1, h1 = first
                 me[s1] -= 1
                 me[t1] += 1
                 if h1:
                     hits.append(t1)
-                first = (s1, t1, h1)
                 one.setdefault(_key(me, hits), (first,))
-                for s2 in range(25, 0, -1):
-                    if not me[s2]:
-                        continue
-                    r2 = step(me, s2, d2, hits, nohitters)
-                    if r2.__class__ is Violation:
-                        continue
-                    t2, h2 = r2  # type: ignore[misc]
+                for second in moves(d2):
+                    s2, t2, h2 = second
                     me[s2] -= 1
                     me[t2] += 1
                     if h2:
                         hits.append(t2)
-                    two.setdefault(_key(me, hits), (first, (s2, t2, h2)))
+                    two.setdefault(_key(me, hits), (first, second))
                     if h2:
                         hits.pop()
                     me[s2] += 1
@@ -344,18 +381,15 @@ def _generate_ordered(turn: _Turn) -> _Reach:
 
     def dfs(top: int, depth: int) -> None:
         level = levels[depth]
-        for s in range(top, 0, -1):
-            if not me[s]:
+        for mv in moves(d):
+            s, t, h = mv
+            if s > top:
                 continue
-            r = step(me, s, d, hits, nohitters)
-            if r.__class__ is Violation:
-                continue
-            t, h = r  # type: ignore[misc]
             me[s] -= 1
             me[t] += 1
             if h:
                 hits.append(t)
-            path.append((s, t, h))
+            path.append(mv)
             level.setdefault(_key(me, hits), tuple(path))
             if depth < 4:
                 dfs(s, depth + 1)
