@@ -29,6 +29,7 @@ from .rules import Rules, Violation
 _FIRST_TURN_DOUBLES = {3, 4, 6}
 _OCCUPIED = bytes([0] + [1] * 255)  # bytes.translate table: any count > 0 -> 1
 _SIX = b"\1" * 6
+_DESCENDING = tuple(range(24, 0, -1))
 _QMAP = {kind: [0] + [kind.opponent_point(p) for p in range(1, 25)] + [0] for kind in GameKind}
 
 
@@ -327,22 +328,25 @@ def _generate_ordered(turn: _Turn) -> _Reach:
     targets = {d: [-1] + [(s - d if s - d < 1 or not blocked[s - d] else -1) if s - d >= 1 else 0
                           for s in range(1, 26)] for d in set(roll.dice)}
 
-    def moves(d: int) -> list[tuple[int, int, bool]]:
-        """Every single step with die ``d`` from the current ``me``."""
-        out = []
+    def moves(d: int, top: int = 24) -> list[tuple[int, int, bool]]:
+        """Every single step with die ``d`` from the current ``me``, sources <= top."""
+        if me[BAR]:  # with a checker on the bar only the bar moves
+            sources: Sequence[int] = (BAR,)
+        else:
+            sources = [s for s in _DESCENDING[24 - min(top, 24):] if me[s]]
         tgt = targets[d]
-        top = 25 if me[25] else 24
-        bottom = 0 if not me[25] else 24  # with a checker on the bar only bar moves
-        for s in range(top, bottom, -1):
-            if not me[s]:
-                continue
+        out = []
+        all_home: bool | None = None
+        for s in sources:
             t = tgt[s]
             if t > 0:
                 if s == HEAD and start_head - me[HEAD] >= head_moves_left:
                     continue
                 out.append((s, t, blot[t] and t not in hits))
             elif t == 0:
-                if any(me[7:26]) or (s - d < 0 and (exact or any(me[s + 1:7]))):
+                if all_home is None:
+                    all_home = not any(me[7:26])
+                if not all_home or (s - d < 0 and (exact or any(me[s + 1:7]))):
                     continue
                 out.append((s, 0, False))
         return out
@@ -381,10 +385,8 @@ def _generate_ordered(turn: _Turn) -> _Reach:
 
     def dfs(top: int, depth: int) -> None:
         level = levels[depth]
-        for mv in moves(d):
+        for mv in moves(d, top):
             s, t, h = mv
-            if s > top:
-                continue
             me[s] -= 1
             me[t] += 1
             if h:
@@ -399,7 +401,7 @@ def _generate_ordered(turn: _Turn) -> _Reach:
             me[s] += 1
             me[t] -= 1
 
-    dfs(25, 1)
+    dfs(BAR, 1)
     return reach
 
 
