@@ -190,3 +190,16 @@ def test_exact_bear_off_option():
     pos = Position.from_points("long", {3: 1}, {24: 15})
     assert plays(pos, "65", exact) == [""]
     assert plays(pos, "65") == ["3/off"]
+
+
+def test_second_side_five_five_after_two_one():
+    # Seed 003 again: the opponent's 2-1 (24/21, its 21 = my 9) stops 24/19/14/9,
+    # so under `general` the second side's 5-5 takes two head checkers.
+    after = apply_play(START, Roll(2, 1), "24/22/21", LONG)
+    assert plays(after, "55") == ["24/14(2)"]
+    assert plays(after, "55", ARENA) == ["24/14"]
+
+
+def test_doubles_list_does_not_extend_to_later_turns():
+    pos = Position.from_points("long", {24: 13, 18: 1, 16: 1}, {24: 13, 18: 1, 16: 1})
+    assert check_play(pos, Roll(4, 4), "24/16(2)", ARENA, first_turn=False).violation is Violation.HEAD
