@@ -205,7 +205,7 @@ _FALSE = {"false", "no", "off", "0"}
 
 
 def _convert(name: str, f: dataclasses.Field[Any], value: Any) -> Any:
-    kind = type(f.default)
+    kind: Any = type(f.default)
     if not isinstance(value, str):
         converted = value
     elif kind is bool:
