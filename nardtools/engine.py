@@ -17,8 +17,9 @@ among what is left.
 from __future__ import annotations
 
 import itertools
+import os
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from .dice import Roll
 from .errors import IllegalPlayError
@@ -52,7 +53,7 @@ class LegalPlays(Sequence[LegalPlay]):
     first access, so counting or sampling them stays cheap.
     """
 
-    def __init__(self, chosen: list[_Candidate], turn: _Turn) -> None:
+    def __init__(self, chosen: Sequence[_Candidate], turn: _Turn) -> None:
         self._chosen = chosen
         self._turn = turn
         self._plays: list[LegalPlay | None] = [None] * len(chosen)
@@ -175,12 +176,12 @@ class _Turn:
         lower, or the opponent has borne off.  Under ``opponent-in-home`` no
         block is illegal once an opponent checker is home or off."""
         opp = self.opp
+        if self.rules.block_path == "mover":
+            return True  # borne-off checkers do not count in that reading
         if opp[OFF]:
             return False
         if self.block == "opponent-in-home":
             return not any(opp[1:7])
-        if self.rules.block_path == "mover":
-            return True
         lowest = next((q for q in range(1, 25) if opp[q]), 25)
         return lowest > 6
 
@@ -481,6 +482,73 @@ def _select(turn: _Turn, reach: _Reach) -> list[_Candidate]:
     return []
 
 
+# ---------------------------------------------------------------------------
+# The compiled kernel (nardtools._kernel) serves the readings whose outcome does
+# not depend on the order of steps; the search above is the reference and
+# serves the rest.  NARDTOOLS_ENGINE=reference forces the reference everywhere.
+
+_BLOCK_MODES = {"none": 0, "ahead": 1, "opponent-in-home": 2}
+_kernel_state: list[Any] = []  # [module, workspace] once loaded; [None] if unavailable
+
+
+def _load_kernel() -> Any:
+    if not _kernel_state:
+        if os.environ.get("NARDTOOLS_ENGINE", "") == "reference":
+            _kernel_state.append(None)
+        else:
+            try:
+                from . import _kernel
+            except ImportError:  # pragma: no cover - numba missing
+                _kernel_state.append(None)
+            else:
+                _kernel_state.extend([_kernel, _kernel.Workspace()])
+    return _kernel_state[0]
+
+
+class _KernelRows(Sequence[_Candidate]):
+    """The kernel's legal plays, copied out of its workspace, made into
+    candidates on access."""
+
+    def __init__(self, n: int, ws: Any) -> None:
+        idx = ws.chosen[:n].copy()
+        self._finals = ws.finals[idx]
+        self._hits = ws.hitm[idx]
+        self._steps = ws.steps[idx]
+        self._nst = ws.nst[idx]
+        self._dice = ws.rank[idx] // 8
+
+    def __len__(self) -> int:
+        return len(self._finals)
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def]
+        mask = int(self._hits[i])
+        hits = tuple(p for p in range(1, 25) if mask >> p & 1)
+        steps = tuple((s, t, bool(h)) for s, t, h in self._steps[i, :self._nst[i]].tolist())
+        return _Candidate((int(self._dice[i]), 0), steps, tuple(self._finals[i].tolist()), hits)
+
+
+def _legal(turn: _Turn, *, kernel: bool = True) -> Sequence[_Candidate]:
+    """The legal ends of turn, from the kernel when it serves these rules."""
+    k = _load_kernel() if kernel and not (turn.every_step or turn.caucasian) else None
+    if k is not None:
+        import numpy as np
+
+        rules = turn.rules
+        general = (turn.long and turn.first_turn and rules.head == "general"
+                   and turn.limit > rules.head_limit)
+        params = np.array([turn.long, rules.hitting, turn.roll.high, turn.roll.low,
+                           turn.limit if turn.long else 99, rules.head_limit, general,
+                           turn.exact_bearoff, _BLOCK_MODES[turn.block],
+                           rules.block_path == "mover"], dtype=np.int64)
+        ws = _kernel_state[1]
+        n = k.generate(np.array(turn.position.mover, dtype=np.int64),
+                       np.array(turn.opp, dtype=np.int64), params, ws.table, ws.stamp,
+                       ws.finals, ws.hitm, ws.rank, ws.steps, ws.nst, ws.chosen, k.ZOBRIST)
+        if n >= 0:
+            return _KernelRows(n, ws)
+    return _select(turn, _generate(turn))
+
+
 def legal_plays(position: Position, roll: Roll, rules: Rules, *, first_turn: bool | None = None) -> LegalPlays:
     """All legal plays for ``roll``: one per distinct resulting position.
 
@@ -496,7 +564,7 @@ def legal_plays(position: Position, roll: Roll, rules: Rules, *, first_turn: boo
     (16, '24/23 24/21')
     """
     turn = _Turn(position, roll, rules, first_turn)
-    return LegalPlays(_select(turn, _generate(turn)), turn)
+    return LegalPlays(_legal(turn), turn)
 
 
 # ---------------------------------------------------------------------------
@@ -626,7 +694,7 @@ def check_play(position: Position, roll: Roll, play: Play | str, rules: Rules, *
     needs_generation = used < turn.total_dice or (
         turn.long and turn.first_turn and rules.head == "general" and heads > rules.head_limit)
     if needs_generation:
-        chosen = _select(turn, _generate(turn))
+        chosen = list(_legal(turn))
         if (tuple(me), tuple(sorted(hits))) not in {(c.me, c.hits) for c in chosen}:
             most = max((c.rank[0] for c in chosen), default=0)
             if heads > rules.head_limit and most == used:
