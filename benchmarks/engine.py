@@ -4,7 +4,9 @@ measured in the same run when ``open_spiel`` is installed.
 
     python benchmarks/engine.py [--seconds 5] [--repeat 3]
 
-Every figure is the best of ``--repeat`` runs of ``--seconds`` each, on one core.
+Every figure is the best of ``--repeat`` runs of ``--seconds`` each, on one core
+(CPU time).  The "reference search" rows run the same playouts without the
+compiled kernel, to show what it buys.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import random
 import time
 
 from nardtools import ALL_ROLLS, find_ruleset, legal_plays
+from nardtools.engine import reference_search
 from nardtools.playout import random_game
 
 
@@ -94,6 +97,11 @@ def main() -> None:
         r, _ = rate(playouts(ruleset), args.seconds, args.repeat)
         rows.append((f"nardtools {ruleset}, random games", r, "games/s",
                      r / anchor_rate if anchor_rate else None))
+    with reference_search():
+        for ruleset in ("long", "backgammon"):
+            r, _ = rate(playouts(ruleset), args.seconds, args.repeat)
+            rows.append((f"  same, reference search (no kernel)", r, "games/s",
+                         r / anchor_rate if anchor_rate else None))
     for ruleset in ("long", "backgammon"):
         r, _ = rate(generations(ruleset), args.seconds, args.repeat)
         rows.append((f"nardtools {ruleset}, legal_plays() calls", r, "calls/s", None))

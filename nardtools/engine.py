@@ -16,6 +16,7 @@ among what is left.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 from dataclasses import dataclass
@@ -503,6 +504,18 @@ def _load_kernel() -> Any:
             else:
                 _kernel_state.extend([_kernel, _kernel.Workspace()])
     return _kernel_state[0]
+
+
+@contextlib.contextmanager
+def reference_search() -> Iterator[None]:
+    """Within this block, generate with the reference search instead of the
+    compiled kernel (for benchmarks and comparisons)."""
+    saved = _kernel_state[:]
+    _kernel_state[:] = [None]
+    try:
+        yield
+    finally:
+        _kernel_state[:] = saved
 
 
 class _KernelRows(Sequence[_Candidate]):

@@ -116,6 +116,10 @@ class Outcome:
     points: int
     ending: Ending = Ending.BEAR_OFF
 
+    def __repr__(self) -> str:
+        return (f"Outcome({self.winner}, OutcomeKind.{self.kind.name}, {self.cube}, {self.points}, "
+                f"Ending.{self.ending.name})")
+
     def __str__(self) -> str:
         unit = "point" if self.points == 1 else "points"
         how = self.kind.value if self.ending is Ending.BEAR_OFF else f"{self.kind.value}, {self.ending.value}"

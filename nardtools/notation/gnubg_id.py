@@ -1,0 +1,78 @@
+"""GNU Backgammon's Position ID, and the same scheme for Long Nardy.
+
+The ID packs, for the side not on roll and then the side on roll, each of the
+25 slots (own points 1..24, then the bar) as one ``1`` bit per checker and a
+``0``; the 80 bits are packed least significant bit first into 10 bytes and
+written as 14 characters of standard Base64 (FORMATS.md section 2).  The same
+unary scheme serves Long Nardy positions (the bar slot is always empty); the
+game is not part of the ID, so reading one needs the game.
+
+>>> from nardtools import Position
+>>> position_id(Position.start())
+'4HPwATDgc/ABMA'
+>>> position_from_id("4HPwATDgc/ABMA") == Position.start()
+True
+>>> position_id(Position.start("long"))
+'AACA/z8AAID/Pw'
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+from ..errors import InvalidPositionError
+from ..position import GameKind, Position
+
+
+def position_id(position: Position) -> str:
+    """The 14-character Position ID, the side on roll as gnubg's player on roll."""
+    bits: list[int] = []
+    for side in (position.opponent, position.mover):
+        for slot in range(1, 26):
+            bits.extend([1] * side[slot])
+            bits.append(0)
+    if len(bits) > 80:
+        raise InvalidPositionError(f"too many checkers for a Position ID: {position}")
+    key = bytearray(10)
+    for i, bit in enumerate(bits):
+        if bit:
+            key[i // 8] |= 1 << (i % 8)
+    return base64.b64encode(bytes(key)).decode("ascii")[:14]
+
+
+def position_from_id(text: str, kind: GameKind | str = GameKind.BACKGAMMON, *, player: int = 0) -> Position:
+    """Read a Position ID (the side on roll becomes the mover).
+
+    >>> position_from_id("not an id!")
+    Traceback (most recent call last):
+    ...
+    nardtools.errors.InvalidPositionError: bad Position ID 'not an id!': expected 14 Base64 characters
+    """
+    text = text.strip()
+    try:
+        if len(text) != 14:
+            raise ValueError
+        key = base64.b64decode(text + "==", validate=True)
+    except (ValueError, binascii.Error):
+        raise InvalidPositionError(f"bad Position ID {text!r}: expected 14 Base64 characters") from None
+    sides: list[list[int]] = [[0] * 26, [0] * 26]
+    side, slot = 0, 1
+    for i in range(80):
+        if side > 1:
+            break
+        if key[i // 8] >> (i % 8) & 1:
+            sides[side][slot] += 1
+        else:
+            slot += 1
+            if slot > 25:
+                side, slot = side + 1, 1
+    for s in sides:
+        total = sum(s)
+        if total > 15:
+            raise InvalidPositionError(f"bad Position ID {text!r}: a side has {total} checkers")
+        s[0] = 15 - total
+    position = Position(GameKind(kind), tuple(sides[1]), tuple(sides[0]), player)
+    if not position.is_valid():
+        raise InvalidPositionError(f"bad Position ID {text!r}: {position.status()!r}")
+    return position
