@@ -100,7 +100,7 @@ def main() -> None:
     with reference_search():
         for ruleset in ("long", "backgammon"):
             r, _ = rate(playouts(ruleset), args.seconds, args.repeat)
-            rows.append((f"  same, reference search (no kernel)", r, "games/s",
+            rows.append((f"nardtools {ruleset}, reference search only", r, "games/s",
                          r / anchor_rate if anchor_rate else None))
     for ruleset in ("long", "backgammon"):
         r, _ = rate(generations(ruleset), args.seconds, args.repeat)

@@ -259,3 +259,21 @@ def generate(me0, opp, params, table, stamp, finals, hitm, rank, steps, nst, cho
         if n > 0:
             break
     return n
+
+
+@njit(cache=True)
+def chosen_rows(n, chosen, finals, hitm, steps, nst, rank):  # type: ignore[no-untyped-def]
+    """Copies of the ``n`` chosen rows, out of the reusable workspace."""
+    f = np.empty((n, 26), np.int8)
+    hm = np.empty(n, np.int64)
+    st = np.empty((n, 4, 3), np.int8)
+    ns = np.empty(n, np.int64)
+    dice = np.empty(n, np.int64)
+    for j in range(n):
+        i = chosen[j]
+        f[j] = finals[i]
+        hm[j] = hitm[i]
+        st[j] = steps[i]
+        ns[j] = nst[i]
+        dice[j] = rank[i] // 8
+    return f, hm, st, ns, dice

@@ -17,6 +17,7 @@ among what is left.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 from dataclasses import dataclass
@@ -130,9 +131,7 @@ class Judgement:
 # One side's turn: facts shared by generation and checking.
 
 class _Turn:
-    __slots__ = ("position", "rules", "roll", "kind", "long", "blocked", "blot", "limit",
-                 "first_turn", "start_head", "caucasian", "exact_bearoff", "block",
-                 "every_step", "opp", "qmap", "total_dice")
+    """What one side's turn with one roll needs to know, computed once."""
 
     def __init__(self, position: Position, roll: Roll, rules: Rules, first_turn: bool | None,
                  limit: int | None = None) -> None:
@@ -141,10 +140,6 @@ class _Turn:
         self.long = kind is GameKind.LONG
         opp = self.opp = position.opponent
         self.qmap = _QMAP[kind]
-        counts = [0] + [opp[self.qmap[p]] for p in range(1, 25)] + [0]
-        hold = 2 if rules.hitting else 1
-        self.blocked = [c >= hold for c in counts]
-        self.blot = [rules.hitting and c == 1 for c in counts]
         me = position.mover
         if first_turn is None:
             first_turn = self.long and me[HEAD] == sum(me) and me[HEAD] > 0
@@ -158,6 +153,19 @@ class _Turn:
             self.block = "none"  # no six-block can be illegal this turn
         self.every_step = self.block != "none" and rules.block_check == "every-step"
         self.total_dice = len(roll.dice)
+
+    @functools.cached_property
+    def blocked(self) -> list[bool]:
+        """``blocked[p]``: my point p is closed to me (held by the opponent)."""
+        hold = 2 if self.rules.hitting else 1
+        return [p != 0 and p != BAR and self.opp[self.qmap[p]] >= hold for p in range(26)]
+
+    @functools.cached_property
+    def blot(self) -> list[bool]:
+        """``blot[p]``: a lone opponent checker on my point p can be hit."""
+        if not self.rules.hitting:
+            return [False] * 26
+        return [p != 0 and p != BAR and self.opp[self.qmap[p]] == 1 for p in range(26)]
 
     def _head_limit(self, first_turn: bool) -> int:
         rules = self.rules
@@ -519,23 +527,18 @@ def reference_search() -> Iterator[None]:
 
 
 class _KernelRows(Sequence[_Candidate]):
-    """The kernel's legal plays, copied out of its workspace, made into
-    candidates on access."""
+    """The kernel's legal plays, made into candidates on access."""
 
-    def __init__(self, n: int, ws: Any) -> None:
-        idx = ws.chosen[:n].copy()
-        self._finals = ws.finals[idx]
-        self._hits = ws.hitm[idx]
-        self._steps = ws.steps[idx]
-        self._nst = ws.nst[idx]
-        self._dice = ws.rank[idx] // 8
+    def __init__(self, arrays: tuple[Any, ...]) -> None:
+        self._finals, self._hits, self._steps, self._nst, self._dice = arrays
+        self._n = len(self._finals)
 
     def __len__(self) -> int:
-        return len(self._finals)
+        return self._n
 
     def __getitem__(self, i):  # type: ignore[no-untyped-def]
         mask = int(self._hits[i])
-        hits = tuple(p for p in range(1, 25) if mask >> p & 1)
+        hits = tuple(p for p in range(1, 25) if mask >> p & 1) if mask else ()
         steps = tuple((s, t, bool(h)) for s, t, h in self._steps[i, :self._nst[i]].tolist())
         return _Candidate((int(self._dice[i]), 0), steps, tuple(self._finals[i].tolist()), hits)
 
@@ -558,7 +561,7 @@ def _legal(turn: _Turn, *, kernel: bool = True) -> Sequence[_Candidate]:
                        np.array(turn.opp, dtype=np.int64), params, ws.table, ws.stamp,
                        ws.finals, ws.hitm, ws.rank, ws.steps, ws.nst, ws.chosen, k.ZOBRIST)
         if n >= 0:
-            return _KernelRows(n, ws)
+            return _KernelRows(k.chosen_rows(n, ws.chosen, ws.finals, ws.hitm, ws.steps, ws.nst, ws.rank))
     return _select(turn, _generate(turn))
 
 
