@@ -362,39 +362,13 @@ def _generate_ordered(turn: _Turn) -> _Reach:
         return out
 
     reach: _Reach = {(0, 0): {_key(me, hits): ()}}
-    if not roll.is_double:
-        two = reach[(2, 0)] = {}
-        for d1, d2 in ((roll.high, roll.low), (roll.low, roll.high)):
-            one = reach[(1, d1)] = {}
-            for first in moves(d1):
-                s1, t1, h1 = first
-                me[s1] -= 1
-                me[t1] += 1
-                if h1:
-                    hits.append(t1)
-                one.setdefault(_key(me, hits), (first,))
-                for second in moves(d2):
-                    s2, t2, h2 = second
-                    me[s2] -= 1
-                    me[t2] += 1
-                    if h2:
-                        hits.append(t2)
-                    two.setdefault(_key(me, hits), (first, second))
-                    if h2:
-                        hits.pop()
-                    me[s2] += 1
-                    me[t2] -= 1
-                if h1:
-                    hits.pop()
-                me[s1] += 1
-                me[t1] -= 1
-        return reach
-    d = roll.high
+    double = roll.is_double
     path: list[tuple[int, int, bool]] = []
-    levels = [reach[(0, 0)]] + [reach.setdefault((k, 0), {}) for k in (1, 2, 3, 4)]
 
-    def dfs(top: int, depth: int) -> None:
-        level = levels[depth]
+    def dfs(dice: tuple[int, ...], depth: int, top: int) -> None:
+        d = dice[depth]
+        rank = (depth + 1, d if depth == 0 and not double else 0)
+        level = reach.setdefault(rank, {})
         for mv in moves(d, top):
             s, t, h = mv
             me[s] -= 1
@@ -403,15 +377,16 @@ def _generate_ordered(turn: _Turn) -> _Reach:
                 hits.append(t)
             path.append(mv)
             level.setdefault(_key(me, hits), tuple(path))
-            if depth < 4:
-                dfs(s, depth + 1)
+            if depth + 1 < len(dice):  # a double goes on from the same source down
+                dfs(dice, depth + 1, s if double else BAR)
             path.pop()
             if h:
                 hits.pop()
             me[s] += 1
             me[t] -= 1
 
-    dfs(BAR, 1)
+    for dice in ([roll.dice] if double else [(roll.high, roll.low), (roll.low, roll.high)]):
+        dfs(dice, 0, BAR)
     return reach
 
 
