@@ -578,12 +578,15 @@ def _die_paths(step: Step, dice: tuple[int, ...]) -> list[tuple[int, ...]]:
     return paths
 
 
-def _decompositions(written: Sequence[Step], dice: tuple[int, ...]) -> list[list[tuple[int, int]]]:
-    """Ways to cut the written moves into single-die segments ``(source, die)``
-    using no more dice than the roll has (a double offers its die four times)."""
-    out: list[list[tuple[int, int]]] = []
+def _decompositions(written: Sequence[Step], dice: tuple[int, ...]) -> list[list[tuple[int, int, bool]]]:
+    """Ways to cut the written moves into single-die segments ``(source, die,
+    passing)`` using no more dice than the roll has.  ``passing`` marks a landing
+    inside a combined move of a non-double (``11/6`` with 4-1): a record writes
+    a hit there explicitly (``11/7*/6``), so such a landing should not hit."""
+    out: list[list[tuple[int, int, bool]]] = []
+    double = len(set(dice)) == 1
 
-    def go(i: int, left: list[int], acc: list[tuple[int, int]]) -> None:
+    def go(i: int, left: list[int], acc: list[tuple[int, int, bool]]) -> None:
         if i == len(written):
             out.append(acc[:])
             return
@@ -591,9 +594,9 @@ def _decompositions(written: Sequence[Step], dice: tuple[int, ...]) -> list[list
         for path in _die_paths(step, tuple(left)):
             rest = left[:]
             s = step.source
-            for d in path:
+            for j, d in enumerate(path):
                 rest.remove(d)
-                acc.append((s, d))
+                acc.append((s, d, not double and j < len(path) - 1))
                 s -= d
             go(i + 1, rest, acc)
             del acc[len(acc) - len(path):]
@@ -614,18 +617,21 @@ class _Attempt:
         if self.failure is None or depth > self.failure[0]:
             self.failure = (depth, violation, where)
 
-    def run(self, segments: Sequence[tuple[int, int]]) -> bool:
+    def run(self, segments: Sequence[tuple[int, int, bool]], strict: bool) -> bool:
+        """Play the segments in order; ``strict`` refuses hits while passing."""
         turn = self.turn
         me = list(turn.position.mover)
         hits: list[int] = []
         hitters: list[int] = []
         done: list[Step] = []
-        for s, d in segments:
+        for s, d, passing in segments:
             r = turn.step(me, s, d, hits, hitters)
             if isinstance(r, Violation):
                 self.fail(len(done), r, str(Step(s, max(s - d, 0))))
                 return False
             t, hit = r
+            if strict and hit and passing:
+                return False
             turn.apply(me, s, t, hit, hits, hitters)
             done.append(Step(s, t, hit))
             if turn.every_step and not turn.block_ok(me):
@@ -635,22 +641,24 @@ class _Attempt:
         return True
 
     def search(self, written: Sequence[Step]) -> bool:
-        """Try the moves as written, then every other order of their segments."""
+        """Try the moves as written, then every other order of their segments;
+        first without hits inside combined moves, then with them."""
         cuts = _decompositions(written, self.turn.roll.dice)
         if not cuts:
             bad = next((w for i, w in enumerate(written)
                         if not _decompositions(written[:i + 1], self.turn.roll.dice)), written[-1])
             self.fail(0, Violation.NO_SUCH_DIE, str(bad))
             return False
-        for cut in cuts:
-            if self.run(cut):
-                return True
-        first_failure = self.failure
-        for cut in cuts:
-            for order in set(itertools.permutations(cut)):
-                if self.run(order):
+        for strict in (True, False):
+            for cut in cuts:
+                if self.run(cut, strict):
                     return True
-        self.failure = first_failure
+            first_failure = self.failure
+            for cut in cuts:
+                for order in set(itertools.permutations(cut)):
+                    if self.run(order, strict):
+                        return True
+            self.failure = first_failure
         return False
 
 

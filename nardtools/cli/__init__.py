@@ -32,8 +32,8 @@ class ExitCode(enum.IntEnum):
     """Every exit code of the CLI, in one place."""
 
     OK = 0
-    FINDINGS = 1
-    USAGE = 2
+    FINDINGS = 1  # illegal plays found, or a domain error
+    USAGE = 2  # bad options, or (validate) input that cannot be read
 
 
 class OutputFormat(str, enum.Enum):
@@ -256,6 +256,80 @@ def selfplay_command(
         for kind, n in sorted(summary["outcomes"].items()):
             typer.echo(f"  {kind:<12} {n}")
     if summary["rechecked"] != summary["turns"]:
+        raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+@app.command("validate")
+def validate_command(
+    paths: Annotated[list[Path], typer.Argument(help="Record files or directories (searched for .mat/.txt).")],
+    rules: Annotated[Optional[str], typer.Option("--rules", "-r", help="Replay under this ruleset "
+                     "instead of the one the file names.")] = None,
+    settings: SetOpt = None,
+    lenient: Annotated[bool, typer.Option(help="Apply an illegal but physically possible play "
+                       "and go on (an opponent may condone it).")] = False,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Worker processes, 0 = "
+                    "every core.")] = 0,
+    fmt: FormatOpt = OutputFormat.text,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary or progress on stderr.")] = False,
+) -> None:
+    """Replay every game of every record and report each illegal move.
+
+    Each problem is printed as FILE:LINE:COL: game G, turn T (player, dice):
+    message, naming the rule that fired and the legal plays.  Exit codes: 0 no
+    errors, 1 illegal moves or other errors found, 2 a file could not be read."""
+    import os
+    import time
+
+    from rich.console import Console
+
+    from ..notation.validate import expand_paths, validate_paths
+
+    err = Console(stderr=True)
+    options = {}
+    for item in settings or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise _fail(f"--set expects OPTION=VALUE, got {item!r}", ExitCode.USAGE)
+        options[key.strip()] = value.strip()
+    try:
+        if rules or options:
+            _rules(rules or "backgammon", settings)  # fail early on unknown names
+    except NardtoolsError as e:
+        raise _fail(str(e)) from None
+    files = expand_paths(paths)
+    started = time.perf_counter()
+    reports = []
+    stream = validate_paths(files, rules, options, lenient, jobs or os.cpu_count() or 1)
+    show_progress = not quiet and fmt is OutputFormat.text and err.is_terminal and len(files) > 4
+    if show_progress:
+        from rich.progress import track
+
+        stream = track(stream, total=len(files), description="validating", console=err, transient=True)
+    for report in stream:
+        reports.append(report)
+        if fmt is OutputFormat.text:
+            if report.unreadable:
+                typer.echo(f"{report.path}: unreadable: {report.unreadable}")
+            for p in report.problems:
+                typer.echo(("warning: " if p.severity != "error" else "") + str(p))
+    seconds = time.perf_counter() - started
+    summary = {"files": len(reports), "games": sum(r.games for r in reports),
+               "turns": sum(r.turns for r in reports),
+               "errors": sum(len(r.errors) for r in reports),
+               "warnings": sum(len(r.problems) - len(r.errors) for r in reports),
+               "unreadable": sum(bool(r.unreadable) for r in reports), "seconds": round(seconds, 3)}
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps({"files": [r.as_dict() for r in reports], "summary": summary},
+                              ensure_ascii=False, indent=2))
+    elif not quiet:
+        rate = summary["games"] / seconds if seconds > 0 else 0.0
+        err.print(f"{summary['files']} files, {summary['games']} games, {summary['turns']} turns: "
+                  f"{summary['errors']} errors, {summary['warnings']} warnings, "
+                  f"{summary['unreadable']} unreadable ({seconds:.2f} s, {rate:.0f} games/s)",
+                  highlight=False)
+    if summary["unreadable"]:
+        raise typer.Exit(int(ExitCode.USAGE))
+    if summary["errors"]:
         raise typer.Exit(int(ExitCode.FINDINGS))
 
 

@@ -1,0 +1,191 @@
+"""The Jellyfish ``.mat`` match format, in every dialect producers write.
+
+Lines are split into *cells* by tokens (dice ``64:`` and the keywords), not by
+columns, since the right column wanders from 33 to 46 between producers
+(FORMATS.md 1.6-1.8).  The reader only tokenises; legality is the replay's job.
+
+>>> text = '''
+...  3 point match
+...
+...  Game 1
+...  alice : 0                      bob : 0
+...   1)                             64: 24/18 18/14
+...   2) 62: 13/11* 24/18            31: 25/22 8/7*
+... '''
+>>> m = read_mat(text)
+>>> m.length, m.players, [(a.player, str(a.roll), a.play) for a in m.games[0].actions]
+(3, ('alice', 'bob'), [(1, '64', '24/18 18/14'), (0, '62', '13/11* 24/18'), (1, '31', '25/22 8/7*')])
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..dice import Roll
+from .record import Action, ActionKind, GameRecord, MatchRecord, RecordError
+
+_HEADER = re.compile(r"^\s*(\d+)\s+point\s+match\b", re.IGNORECASE)
+_GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE)
+_SCORE = re.compile(r"^\s*(?P<n1>.*?)\s*:\s*(?P<s1>\d+)\s+(?P<n2>.*?)\s*:\s*(?P<s2>\d+)\s*$")
+_MOVE = re.compile(r"^\s*(\d+)\)")
+_TAG = re.compile(r'\[\s*([^"\]]+?)\s+"([^"]*)"\s*\]')
+_CELL_START = re.compile(
+    r"(?<!\S)(?:[1-6][1-6]:|(?:doubles|beavers|raccoons|takes|drops|passes|wins|losses|resigns)\b)",
+    re.IGNORECASE,
+)
+_REPEATED_NUMBER = re.compile(r"(?<!\S)\d+\)(?!\S)")
+_DICE_CELL = re.compile(r"([1-6])([1-6]):\s*(.*)$")
+_CUBE_CELL = re.compile(r"(doubles|beavers|raccoons)\s*=>\s*(\d+)\s*$", re.IGNORECASE)
+_RESULT_CELL = re.compile(r"(wins|losses)\s+(\d+)\s+points?\b\s*(and\s+the\s+match)?\s*$", re.IGNORECASE)
+_RATING = re.compile(r",\s*\d+$")
+_RIGHT_GAP = 8  # a lone cell this far after ")" is in the right column
+_RIGHT_INDENT = 20  # a result line without a number this far in belongs to the right player
+
+
+def decode(data: bytes) -> str:
+    """Text of a record file: UTF-8 (BOM dropped) or latin-1; LF line ends; tabs expanded."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(8)
+
+
+def read_mat_file(path: str | Path) -> MatchRecord:
+    """Read a ``.mat`` file (see :func:`read_mat`)."""
+    path = Path(path)
+    return read_mat(decode(path.read_bytes()), str(path))
+
+
+def read_mat(text: str, path: str = "") -> MatchRecord:
+    """Read ``.mat`` text.  Syntax problems are collected in ``record.errors``
+    (with line and column) and reading goes on; a file with no ``N point match``
+    header raises :class:`RecordError`."""
+    record = MatchRecord(path=path)
+    game: GameRecord | None = None
+    expect_score = False
+    header_seen = False
+    for lineno, raw in enumerate(text.split("\n"), 1):
+        line = raw.lstrip("\ufeff").rstrip()
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped[0] in ";#":
+            record.comments.append(stripped[1:].strip())
+            record.tags.extend(_TAG.findall(stripped))
+            continue
+        if not header_seen:
+            m = _HEADER.match(line)
+            if m:
+                record.length = int(m[1])
+                header_seen = True
+                continue
+            record.errors.append(RecordError(
+                "expected the 'N point match' header", path=path, line=lineno, col=1, source_line=line))
+            continue
+        m = _GAME.match(line)
+        if m:
+            game = GameRecord(int(m[1]), (0, 0), lineno)
+            record.games.append(game)
+            expect_score = True
+            continue
+        if game is None:
+            record.errors.append(RecordError(
+                "expected 'Game N' before moves", path=path, line=lineno, col=1, source_line=line))
+            continue
+        if expect_score:
+            expect_score = False
+            s = _SCORE.match(line)
+            if s:
+                names = (_RATING.sub("", s["n1"]).strip(), _RATING.sub("", s["n2"]).strip())
+                game.score = (int(s["s1"]), int(s["s2"]))
+                if record.players == ("", ""):
+                    record.players = names
+                continue
+            record.errors.append(RecordError(
+                "expected the score line 'name : score   name : score'", path=path, line=lineno,
+                col=1, source_line=line))
+        _read_line(line, lineno, game, record)
+    if not header_seen:
+        raise RecordError("not a .mat file: no 'N point match' header", path=path, line=1, col=1)
+    return record
+
+
+def _read_line(line: str, lineno: int, game: GameRecord, record: MatchRecord) -> None:
+    m = _MOVE.match(line)
+    number = int(m[1]) if m else 0
+    body_start = m.end() if m else 0
+    body = line[:body_start] + _REPEATED_NUMBER.sub(lambda x: " " * len(x[0]), line[body_start:])
+    starts = [c.start() for c in _CELL_START.finditer(body, body_start)]
+    if not starts:
+        if body[body_start:].strip():
+            col = body_start + len(body[body_start:]) - len(body[body_start:].lstrip()) + 1
+            record.errors.append(RecordError(
+                f"unrecognised text {body[body_start:].strip()!r}: expected dice such as '64:' "
+                f"or a cube or result word", path=record.path, line=lineno, col=col, source_line=line))
+        return
+    cells = [(s, body[s:e].strip()) for s, e in zip(starts, starts[1:] + [len(body)])]
+    kinds = [_cell_kind(text) for _, text in cells]
+    for i, ((start, text), kind) in enumerate(zip(cells, kinds)):
+        if i == 0 and len(cells) >= 2:
+            player = 0
+        elif i == 1:
+            player = 1
+        elif i >= 2:  # a third slot (Galaxy): the winner is whoever did not lose
+            losers = [p for p, k in zip((0, 1), kinds[:2]) if k is ActionKind.LOSE]
+            player = 1 - losers[0] if losers else 1
+        elif m:
+            player = 1 if start - body_start >= _RIGHT_GAP else 0
+        else:
+            player = 1 if start >= _RIGHT_INDENT else 0
+        action = _cell(text, kind, player, lineno, start + 1, number, record, line)
+        if action is not None:
+            game.actions.append(action)
+
+
+def _cell_kind(text: str) -> ActionKind:
+    word = text[:4].lower()
+    return {
+        "doub": ActionKind.DOUBLE, "beav": ActionKind.BEAVER, "racc": ActionKind.BEAVER,
+        "take": ActionKind.TAKE, "drop": ActionKind.DROP, "pass": ActionKind.DROP,
+        "wins": ActionKind.WIN, "loss": ActionKind.LOSE, "resi": ActionKind.RESIGN,
+    }.get(word, ActionKind.ROLL)
+
+
+def _cell(text: str, kind: ActionKind, player: int, lineno: int, col: int, number: int,
+          record: MatchRecord, line: str) -> Action | None:
+    def error(message: str) -> None:
+        record.errors.append(RecordError(message, path=record.path, line=lineno, col=col, source_line=line))
+
+    if kind is ActionKind.ROLL:
+        m = _DICE_CELL.match(text)
+        if not m:
+            error(f"cannot read {text!r}: expected dice such as '64:' and a play")
+            return None
+        d1, d2 = int(m[1]), int(m[2])
+        rest = m[3].strip()
+        play_col = col + m.start(3)
+        if rest.startswith("?"):
+            return Action(player, ActionKind.RESIGN, lineno, col, number, Roll(d1, d2),
+                          dice_order=(d1, d2))
+        if rest.lower().startswith("illegal play"):
+            error("Snowie 'Illegal play (...)' board edits are not supported")
+            return None
+        if rest.lower() == "cannot move":
+            rest = ""
+        return Action(player, ActionKind.ROLL, lineno, col, number, Roll(d1, d2), rest, play_col,
+                      dice_order=(d1, d2))
+    if kind in (ActionKind.DOUBLE, ActionKind.BEAVER):
+        m = _CUBE_CELL.match(text)
+        if not m:
+            error(f"cannot read {text!r}: expected 'Doubles => N'")
+            return None
+        return Action(player, kind, lineno, col, number, value=int(m[2]))
+    if kind in (ActionKind.WIN, ActionKind.LOSE):
+        m = _RESULT_CELL.match(text)
+        if not m:
+            error(f"cannot read {text!r}: expected 'Wins N points'")
+            return None
+        return Action(player, kind, lineno, col, number, value=int(m[2]), match_won=bool(m[3]))
+    return Action(player, kind, lineno, col, number)

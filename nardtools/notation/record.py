@@ -1,0 +1,95 @@
+"""Game records as read from a file: located, not yet judged.
+
+A reader turns text into these values (syntax only); :mod:`nardtools.notation.replay`
+asks the rules engine whether the record is legal.  Every action keeps the
+line and column it was read from, so an error can point at it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from ..dice import Roll
+from ..errors import NardtoolsError
+
+
+class RecordError(NardtoolsError, ValueError):
+    """A record that cannot be read, with its location."""
+
+    def __init__(self, message: str, *, path: str = "", line: int = 0, col: int = 0,
+                 source_line: str = "") -> None:
+        where = f"{path or '<text>'}:{line}:{col}: " if line else ""
+        super().__init__(f"{where}{message}")
+        self.path, self.line, self.col, self.source_line = path, line, col, source_line
+        self.bare_message = message
+
+
+class ActionKind(str, enum.Enum):
+    """What one cell of a record says."""
+
+    ROLL = "roll"  # dice and the play made with them (possibly none)
+    DOUBLE = "double"
+    TAKE = "take"
+    DROP = "drop"
+    BEAVER = "beaver"
+    WIN = "win"  # "Wins N points": after a bear-off, a drop or a resignation
+    LOSE = "lose"  # "Losses N point" (Backgammon Galaxy): informational
+    RESIGN = "resign"  # "Resigns", or "????" after the dice
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One located cell: ``player`` 0 is the left (first-named) player."""
+
+    player: int
+    kind: ActionKind
+    line: int
+    col: int
+    number: int = 0  # the move number of the line, 0 when none
+    roll: Roll | None = None
+    play: str | None = None  # the play text as written; None for no play cell
+    play_col: int = 0  # column of the play text
+    value: int = 0  # cube value offered, or points won/lost
+    match_won: bool = False
+    dice_order: tuple[int, int] | None = None  # dice as written (for round trips)
+
+
+@dataclass
+class GameRecord:
+    """One game of a match: players' score before it and its actions."""
+
+    number: int
+    score: tuple[int, int]
+    line: int
+    actions: list[Action] = field(default_factory=list)
+
+    @property
+    def result(self) -> Action | None:
+        """The ``Wins`` action that ends the game, if the record has one."""
+        wins = [a for a in self.actions if a.kind is ActionKind.WIN]
+        return wins[-1] if wins else None
+
+
+@dataclass
+class MatchRecord:
+    """A whole file: tags, comments, the match length, the games."""
+
+    path: str = ""
+    format: str = "mat"
+    length: int = 0
+    players: tuple[str, str] = ("", "")
+    tags: list[tuple[str, str]] = field(default_factory=list)
+    comments: list[str] = field(default_factory=list)
+    games: list[GameRecord] = field(default_factory=list)
+    errors: list[RecordError] = field(default_factory=list)  # syntax problems found while reading
+
+    def tag(self, key: str, default: str = "") -> str:
+        """The value of the last tag named ``key`` (case-insensitive)."""
+        for k, v in reversed(self.tags):
+            if k.lower() == key.lower():
+                return v
+        return default

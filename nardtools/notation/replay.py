@@ -1,0 +1,301 @@
+"""Replaying records through the rules: where a record goes wrong, and why.
+
+Each game is replayed through :class:`~nardtools.game.Game` under the
+record's ruleset (or one given by the caller).  A problem stops that game (the
+rest of it would describe a game that never happened) unless the replay is
+lenient, in which case an illegal play that can be carried out on the board is
+applied and the replay goes on; the other games are always replayed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..engine import legal_plays
+from ..errors import GameStateError, IllegalPlayError, NardtoolsError
+from ..game import Game, Phase
+from ..outcome import BACKGAMMON_KINDS, LONG_KINDS
+from ..position import Position
+from ..rules import Ruleset, find_ruleset
+from .record import Action, ActionKind, GameRecord, MatchRecord
+
+#: .mat ``Variation`` tags and the rulesets and options they select.
+VARIATIONS: dict[str, tuple[str, dict[str, str]]] = {
+    "backgammon": ("backgammon", {}),
+    "nackgammon": ("backgammon", {"start": "nackgammon"}),
+    "hypergammon": ("backgammon", {"start": "hypergammon"}),
+    "longnardy": ("long", {}),
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a record, located and explained."""
+
+    path: str
+    line: int
+    col: int
+    game: int
+    turn: int
+    player: str
+    dice: str
+    rule: str
+    message: str
+    legal: tuple[str, ...] = ()
+    severity: str = "error"  # or "warning"
+
+    def __str__(self) -> str:
+        who = f" ({self.player}, {self.dice})" if self.dice else f" ({self.player})" if self.player else ""
+        text = f"{self.path}:{self.line}:{self.col}: game {self.game}, turn {self.turn}{who}: {self.message}"
+        if self.legal:
+            shown = ", ".join(p or "(no move)" for p in self.legal[:8])
+            more = f" and {len(self.legal) - 8} more" if len(self.legal) > 8 else ""
+            text += f"\n    legal plays ({len(self.legal)}): {shown}{more}"
+        return text
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form used by ``nardtools validate --format json``."""
+        return {"line": self.line, "col": self.col, "game": self.game, "turn": self.turn,
+                "player": self.player, "dice": self.dice, "rule": self.rule,
+                "message": self.message, "severity": self.severity,
+                "legal_plays": list(self.legal)}
+
+
+@dataclass
+class ReplayedTurn:
+    """A play as replayed: the position before, the roll, the canonical play."""
+
+    action: Action
+    before: Position
+    after: Position
+    play: str
+    legal: bool
+
+
+@dataclass
+class ReplayedGame:
+    """One game's replay: its final state, its turns and its problems."""
+
+    record: GameRecord
+    game: Game
+    turns: list[ReplayedTurn] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    stopped: bool = False  # replay stopped at an error
+
+    @property
+    def complete(self) -> bool:
+        """True when the game reached its end."""
+        return self.game.phase is Phase.OVER
+
+
+@dataclass
+class ReplayedMatch:
+    """A whole record replayed."""
+
+    record: MatchRecord
+    ruleset: Ruleset
+    games: list[ReplayedGame] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Reading problems, then every game's problems, in file order."""
+        return self.reading_problems + [p for g in self.games for p in g.problems]
+
+    @property
+    def reading_problems(self) -> list[Problem]:
+        """Syntax problems found while reading, as problems."""
+        return [Problem(self.record.path, e.line, e.col, 0, 0, "", "", "syntax", e.bare_message)
+                for e in self.record.errors]
+
+    @property
+    def errors(self) -> list[Problem]:
+        """Problems of severity ``error``."""
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def turns(self) -> int:
+        """Plays replayed."""
+        return sum(len(g.turns) for g in self.games)
+
+
+def record_ruleset(record: MatchRecord, rules: str | None = None,
+                   options: Mapping[str, str] | None = None) -> Ruleset:
+    """The ruleset a record is replayed under: ``rules`` if given, else its
+    ``Ruleset`` tag, else its ``Variation`` tag; then ``options`` on top."""
+    extra: dict[str, str] = {}
+    name = rules or record.tag("Ruleset")
+    variation = record.tag("Variation").replace(" ", "").lower()
+    for key, (base, opts) in VARIATIONS.items():
+        if variation.startswith(key):
+            name = name or base
+            extra.update(opts)
+    if record.tag("CubeLimit") == "1":
+        extra["cube"] = "no"
+    ruleset = find_ruleset(name or "backgammon")
+    if ruleset.rules.is_long:
+        extra.pop("start", None)
+    return ruleset.with_options({**extra, **(options or {})})
+
+
+def replay_match(record: MatchRecord, *, rules: str | None = None,
+                 options: Mapping[str, str] | None = None, lenient: bool = False) -> ReplayedMatch:
+    """Replay every game of a record; see the module docstring."""
+    ruleset = record_ruleset(record, rules, options)
+    result = ReplayedMatch(record, ruleset)
+    crawford_done = False
+    length = record.length
+    for grec in record.games:
+        crawford = False
+        if length and ruleset.rules.crawford and not crawford_done:
+            at_point = [s == length - 1 for s in grec.score]
+            if any(at_point):
+                crawford_done = True
+                crawford = not all(at_point)
+        game = Game(ruleset, length, grec.score, crawford, lenient=lenient)
+        result.games.append(_replay_game(grec, game, record, lenient))
+    return result
+
+
+def _player(record: MatchRecord, player: int) -> str:
+    name = record.players[player] if 0 <= player <= 1 else ""
+    return name or ("X", "O")[player]
+
+
+class _Stop(Exception):
+    """Ends the replay of one game."""
+
+
+def _replay_game(grec: GameRecord, game: Game, record: MatchRecord, lenient: bool) -> ReplayedGame:
+    out = ReplayedGame(grec, game)
+    actions = [a for a in grec.actions if a.kind is not ActionKind.LOSE]
+
+    def problem(a: Action, rule: str, message: str, *, legal: tuple[str, ...] = (),
+                col: int = 0, severity: str = "error") -> None:
+        dice = str(a.roll) if a.roll else ""
+        out.problems.append(Problem(record.path, a.line, col or a.col, grec.number, a.number,
+                                    _player(record, a.player), dice, rule, message, legal, severity))
+
+    started = False
+    for i, a in enumerate(actions):
+        nxt = actions[i + 1] if i + 1 < len(actions) else None
+        try:
+            if game.phase is Phase.OVER:
+                if a.kind is ActionKind.WIN:
+                    _check_result(a, game, problem)
+                    continue
+                problem(a, "after-end", f"{a.kind} after the end of the game")
+                raise _Stop
+            if not started and a.kind is not ActionKind.WIN:
+                game.start(a.player)
+                started = True
+            if a.kind is ActionKind.ROLL or (a.kind is ActionKind.RESIGN and a.roll):
+                _roll(a, nxt, game, out, problem, lenient)
+            elif a.kind is ActionKind.DOUBLE:
+                if game.phase is Phase.ROLL and game.on_roll != a.player:
+                    problem(a, "turn-order", f"{_player(record, a.player)} doubles, but "
+                            f"{_player(record, game.on_roll)} is on roll")
+                    raise _Stop
+                game.double()
+                if a.value and a.value != game.cube * 2:
+                    problem(a, "cube-value", f"doubles to {a.value}, but the cube is at {game.cube}",
+                            severity="warning")
+            elif a.kind is ActionKind.TAKE:
+                game.take()
+            elif a.kind is ActionKind.DROP:
+                game.drop()
+            elif a.kind is ActionKind.BEAVER:
+                game.beaver()
+            elif a.kind is ActionKind.RESIGN:
+                pass  # "Resigns": the result cell that follows says how much
+            elif a.kind is ActionKind.WIN:
+                if not started:  # a forfeit: the game never started
+                    continue
+                _resignation(a, game, problem)
+        except IllegalPlayError as e:
+            raise AssertionError("handled in _roll") from e  # pragma: no cover
+        except GameStateError as e:
+            problem(a, "game-state", str(e))
+            out.stopped = True
+            break
+        except _Stop:
+            out.stopped = True
+            break
+    return out
+
+
+def _roll(a: Action, nxt: Action | None, game: Game, out: ReplayedGame, problem: Any,
+          lenient: bool) -> None:
+    assert a.roll is not None
+    if game.phase is Phase.BEAVERED and a.player == game._doubler:
+        game.take()  # a dice cell after a beaver is an implicit take (JF style)
+    if game.phase is Phase.ROLL and game.on_roll != a.player:
+        problem(a, "turn-order", f"a move by {('X', 'O')[a.player] if not out.record else ''}"
+                f"the wrong side: {_name(out, a.player)} plays, but {_name(out, game.on_roll)} is on roll")
+        raise _Stop
+    before = game.position
+    game.roll(a.roll.high, a.roll.low)
+    if a.kind is ActionKind.RESIGN or a.play is None:
+        return  # "????": rolled, then resigned; the result follows
+    plays = game.legal_plays()
+    try:
+        game.play(a.play)
+    except IllegalPlayError as e:
+        resigned = (a.play == "" and nxt is not None and nxt.kind in (ActionKind.WIN, ActionKind.RESIGN))
+        if resigned:
+            return  # gnubg: an empty cell with moves possible, then a result, is a resignation
+        legal = tuple(str(p.play) for p in plays)
+        message = str(e).split(" in position ")[0]
+        message = message[message.find("illegal play"):] if "illegal play" in message else message
+        problem(a, str(e.violation), f"{message}; position {before}", legal=legal, col=a.play_col)
+        if not lenient:
+            raise _Stop from None
+        raise _Stop from None  # not even physically possible (a lenient game applies the rest)
+    event = game.history[-1]
+    if event.note.startswith("condoned"):
+        problem(a, event.note.split(": ")[1], f"illegal play {a.play!r} applied ({event.note})",
+                col=a.play_col, legal=tuple(str(p.play) for p in plays), severity="error")
+    out.turns.append(ReplayedTurn(a, before, game.position, str(event.play), not event.note))
+
+
+def _name(out: ReplayedGame, player: int) -> str:
+    return ("X", "O")[player]
+
+
+def _resignation(a: Action, game: Game, problem: Any) -> None:
+    """A ``Wins N`` while the game is still on: the other side resigned."""
+    loser = 1 - a.player
+    levels = LONG_KINDS if game.rules.is_long else BACKGAMMON_KINDS
+    per_cube = max(1, -(-a.value // game.cube)) if a.value else 1
+    level = min(per_cube, 3 if not game.rules.is_long else len(levels))
+    if game.phase not in (Phase.ROLL, Phase.PLAY):
+        problem(a, "game-state", f"'Wins {a.value}' in phase {game.phase}")
+        raise _Stop
+    game.resign(loser, level)
+    game.accept()
+    assert game.outcome is not None
+    if game.outcome.points != a.value:
+        problem(a, "result", f"the record says {a.value} points; a resignation at cube "
+                f"{game.cube} is worth {game.outcome.points}", severity="warning")
+
+
+def _check_result(a: Action, game: Game, problem: Any) -> None:
+    outcome = game.outcome
+    assert outcome is not None
+    if outcome.winner != a.player:
+        problem(a, "result", f"the record says {('X', 'O')[a.player]} wins, but the game was won by "
+                f"{('X', 'O')[outcome.winner]}")
+    elif outcome.points != a.value:
+        problem(a, "result", f"the record says {a.value} points, the game is worth {outcome.points} "
+                f"({outcome.kind} at cube {outcome.cube})", severity="warning")
+
+
+def replay_text(text: str, *, path: str = "", **kw: Any) -> ReplayedMatch:
+    """Read and replay ``.mat`` text (a convenience for tests and the REPL)."""
+    from .mat import read_mat
+
+    return replay_match(read_mat(text, path), **kw)
+
+
+__all__ = ["Problem", "ReplayedGame", "ReplayedMatch", "ReplayedTurn", "record_ruleset",
+           "replay_match", "replay_text", "NardtoolsError"]
