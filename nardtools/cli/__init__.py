@@ -11,7 +11,7 @@ import enum
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Iterable, Optional
 
 import typer
 
@@ -299,7 +299,7 @@ def validate_command(
     files = expand_paths(paths)
     started = time.perf_counter()
     reports = []
-    stream = validate_paths(files, rules, options, lenient, jobs or os.cpu_count() or 1)
+    stream: Iterable[Any] = validate_paths(files, rules, options, lenient, jobs or os.cpu_count() or 1)
     show_progress = not quiet and fmt is OutputFormat.text and err.is_terminal and len(files) > 4
     if show_progress:
         from rich.progress import track
