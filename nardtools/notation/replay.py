@@ -16,7 +16,7 @@ from ..engine import legal_plays
 from ..errors import GameStateError, IllegalPlayError, NardtoolsError
 from ..game import Game, Phase
 from ..outcome import BACKGAMMON_KINDS, LONG_KINDS
-from ..position import Position
+from ..position import PLAYER_NAMES, Position
 from ..rules import Ruleset, find_ruleset
 from .record import Action, ActionKind, GameRecord, MatchRecord
 
@@ -153,20 +153,29 @@ def replay_match(record: MatchRecord, *, rules: str | None = None,
                 crawford_done = True
                 crawford = not all(at_point)
         game = Game(ruleset, length, grec.score, crawford, lenient=lenient)
-        result.games.append(_replay_game(grec, game, record, lenient))
+        replayed = _replay_game(grec, game, record)
+        result.games.append(replayed)
+        if not replayed.stopped and not replayed.complete and grec.actions:
+            last = grec.actions[-1]
+            final = grec is record.games[-1]
+            replayed.problems.append(Problem(
+                record.path, last.line + 1, 1, grec.number, last.number, "", "", "incomplete-game",
+                f"game {grec.number} ends without a result" + (
+                    " (the match was abandoned)" if final else " before the next game starts"),
+                severity="warning" if final else "error"))
     return result
 
 
 def _player(record: MatchRecord, player: int) -> str:
     name = record.players[player] if 0 <= player <= 1 else ""
-    return name or ("X", "O")[player]
+    return name or PLAYER_NAMES[player]
 
 
 class _Stop(Exception):
     """Ends the replay of one game."""
 
 
-def _replay_game(grec: GameRecord, game: Game, record: MatchRecord, lenient: bool) -> ReplayedGame:
+def _replay_game(grec: GameRecord, game: Game, record: MatchRecord) -> ReplayedGame:
     out = ReplayedGame(grec, game)
     actions = [a for a in grec.actions if a.kind is not ActionKind.LOSE]
 
@@ -190,7 +199,7 @@ def _replay_game(grec: GameRecord, game: Game, record: MatchRecord, lenient: boo
                 game.start(a.player)
                 started = True
             if a.kind is ActionKind.ROLL or (a.kind is ActionKind.RESIGN and a.roll):
-                _roll(a, nxt, game, out, problem, lenient)
+                _roll(a, nxt, game, out, problem, record)
             elif a.kind is ActionKind.DOUBLE:
                 if game.phase is Phase.ROLL and game.on_roll != a.player:
                     problem(a, "turn-order", f"{_player(record, a.player)} doubles, but "
@@ -212,8 +221,6 @@ def _replay_game(grec: GameRecord, game: Game, record: MatchRecord, lenient: boo
                 if not started:  # a forfeit: the game never started
                     continue
                 _resignation(a, game, problem)
-        except IllegalPlayError as e:
-            raise AssertionError("handled in _roll") from e  # pragma: no cover
         except GameStateError as e:
             problem(a, "game-state", str(e))
             out.stopped = True
@@ -225,13 +232,13 @@ def _replay_game(grec: GameRecord, game: Game, record: MatchRecord, lenient: boo
 
 
 def _roll(a: Action, nxt: Action | None, game: Game, out: ReplayedGame, problem: Any,
-          lenient: bool) -> None:
+          record: MatchRecord) -> None:
     assert a.roll is not None
     if game.phase is Phase.BEAVERED and a.player == game._doubler:
         game.take()  # a dice cell after a beaver is an implicit take (JF style)
     if game.phase is Phase.ROLL and game.on_roll != a.player:
-        problem(a, "turn-order", f"a move by {('X', 'O')[a.player] if not out.record else ''}"
-                f"the wrong side: {_name(out, a.player)} plays, but {_name(out, game.on_roll)} is on roll")
+        problem(a, "turn-order", f"a move by the wrong side: {_player(record, a.player)} plays, "
+                f"but {_player(record, game.on_roll)} is on roll")
         raise _Stop
     before = game.position
     game.roll(a.roll.high, a.roll.low)
@@ -247,19 +254,14 @@ def _roll(a: Action, nxt: Action | None, game: Game, out: ReplayedGame, problem:
         legal = tuple(str(p.play) for p in plays)
         message = str(e).split(" in position ")[0]
         message = message[message.find("illegal play"):] if "illegal play" in message else message
+        # (a lenient game has already applied any play that can be carried out)
         problem(a, str(e.violation), f"{message}; position {before}", legal=legal, col=a.play_col)
-        if not lenient:
-            raise _Stop from None
-        raise _Stop from None  # not even physically possible (a lenient game applies the rest)
+        raise _Stop from None
     event = game.history[-1]
     if event.note.startswith("condoned"):
         problem(a, event.note.split(": ")[1], f"illegal play {a.play!r} applied ({event.note})",
                 col=a.play_col, legal=tuple(str(p.play) for p in plays), severity="error")
     out.turns.append(ReplayedTurn(a, before, game.position, str(event.play), not event.note))
-
-
-def _name(out: ReplayedGame, player: int) -> str:
-    return ("X", "O")[player]
 
 
 def _resignation(a: Action, game: Game, problem: Any) -> None:
@@ -283,8 +285,8 @@ def _check_result(a: Action, game: Game, problem: Any) -> None:
     outcome = game.outcome
     assert outcome is not None
     if outcome.winner != a.player:
-        problem(a, "result", f"the record says {('X', 'O')[a.player]} wins, but the game was won by "
-                f"{('X', 'O')[outcome.winner]}")
+        problem(a, "result", f"the record says {PLAYER_NAMES[a.player]} wins, but the game was won by "
+                f"{PLAYER_NAMES[outcome.winner]}")
     elif outcome.points != a.value:
         problem(a, "result", f"the record says {a.value} points, the game is worth {outcome.points} "
                 f"({outcome.kind} at cube {outcome.cube})", severity="warning")
