@@ -155,10 +155,11 @@ def _parse_chain(chain: str, text: str, start: int) -> list[Step]:
 
 
 def _chains(steps: tuple[Step, ...]) -> list[list[Step]]:
-    """Group steps by checker: a step continues a chain that ended on its source
-    (without a hit there)."""
+    """Group steps by checker: taken from the highest source down, a step
+    continues a chain that ended on its source (without a hit there).  The
+    grouping depends only on the set of steps, not on their order."""
     chains: list[list[Step]] = []
-    for step in steps:
+    for step in sorted(steps, key=lambda s: (s.source, s.target), reverse=True):
         for chain in chains:
             last = chain[-1]
             if last.target == step.source and not last.hit and last.target != OFF:

@@ -21,8 +21,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any, Mapping
 
 from ..dice import Roll
+from ..play import Play
+from ..rules import find_ruleset
 from .record import Action, ActionKind, GameRecord, MatchRecord, RecordError
 
 _HEADER = re.compile(r"^\s*(\d+)\s+point\s+match\b", re.IGNORECASE)
@@ -139,7 +142,7 @@ def _read_line(line: str, lineno: int, game: GameRecord, record: MatchRecord) ->
             player = 1 if start - body_start >= _RIGHT_GAP else 0
         else:
             player = 1 if start >= _RIGHT_INDENT else 0
-        action = _cell(text, kind, player, lineno, start + 1, number, record, line)
+        action = _read_cell(text, kind, player, lineno, start + 1, number, record, line)
         if action is not None:
             game.actions.append(action)
 
@@ -153,7 +156,7 @@ def _cell_kind(text: str) -> ActionKind:
     }.get(word, ActionKind.ROLL)
 
 
-def _cell(text: str, kind: ActionKind, player: int, lineno: int, col: int, number: int,
+def _read_cell(text: str, kind: ActionKind, player: int, lineno: int, col: int, number: int,
           record: MatchRecord, line: str) -> Action | None:
     def error(message: str) -> None:
         record.errors.append(RecordError(message, path=record.path, line=lineno, col=col, source_line=line))
@@ -189,3 +192,111 @@ def _cell(text: str, kind: ActionKind, player: int, lineno: int, col: int, numbe
             return None
         return Action(player, kind, lineno, col, number, value=int(m[2]), match_won=bool(m[3]))
     return Action(player, kind, lineno, col, number)
+
+
+# ---------------------------------------------------------------------------
+# Writing
+
+def gnubg_play(play: Play) -> str:
+    """A play as GNU Backgammon exports it: one ``from/to`` per die, bar 25,
+    off 0, ``*`` after a hit, each followed by a space.
+
+    >>> gnubg_play(Play.parse("bar/22* 24/18(2)"))
+    '25/22* 24/18 24/18 '
+    """
+    return "".join(f"{s.source}/{s.target}{'*' if s.hit else ''} " for s in play.steps)
+
+
+def _write_cell(action: Action, play_text: str | None) -> str:
+    kind = action.kind
+    if kind is ActionKind.ROLL or (kind is ActionKind.RESIGN and action.roll):
+        assert action.roll is not None
+        if kind is ActionKind.RESIGN:
+            return f"{action.roll}: ????"
+        return f"{action.roll}: {play_text if play_text is not None else action.play or ''}"
+    if kind is ActionKind.DOUBLE:
+        return f" Doubles => {action.value}"
+    if kind is ActionKind.BEAVER:
+        return f" Beavers => {action.value}"
+    return {ActionKind.TAKE: " Takes", ActionKind.DROP: " Drops", ActionKind.RESIGN: " Resigns"}[kind]
+
+
+def write_mat(record: MatchRecord, plays: Mapping[int, str] | None = None) -> str:
+    """``.mat`` text for a record, laid out as GNU Backgammon writes it.
+
+    ``plays`` maps ``id(action)`` to the text to write for that play (the
+    replay's canonical plays: see :func:`export_mat`); other plays are written
+    as read.  Results come from each game's ``Wins`` action.
+    """
+    out: list[str] = []
+    for key, value in record.tags:
+        out.append(f'; [{key} "{value}"]')
+    if record.tags:
+        out.append("")
+    out += [f" {record.length} point match", ""]
+    names = record.players
+    for game in record.games:
+        out.append(f" Game {game.number}")
+        left = f"{names[0]} : {game.score[0]}"
+        out.append(f" {left:<31}{names[1]} : {game.score[1]}")
+        number = 0
+        row: list[str] = []
+        result: Action | None = None
+        for action in game.actions:
+            if action.kind is ActionKind.WIN:
+                result = action
+                continue
+            if action.kind is ActionKind.LOSE:
+                continue
+            text = _write_cell(action, (plays or {}).get(id(action)))
+            if action.player == 0 or not row:
+                if row:
+                    out.append(_row(number, row))
+                number += 1
+                row = [text] if action.player == 0 else ["", text]
+            else:
+                row.append(text)
+            if len(row) == 2:
+                out.append(_row(number, row))
+                row = []
+        if row:
+            out.append(_row(number, row))
+        if result is not None:
+            unit = "point" if result.value == 1 else "points"
+            tail = " and the match" if result.match_won else ""
+            out.append(" " * (6 if result.player == 0 else 34) + f"Wins {result.value} {unit}{tail}")
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def _row(number: int, cells: list[str]) -> str:
+    left = cells[0]
+    right = cells[1] if len(cells) > 1 else ""
+    return f"{number:>3}) {left:<28}{right}".rstrip()
+
+
+def export_mat(replayed: Any) -> str:
+    """``.mat`` text for a replayed match (:class:`~nardtools.notation.replay.ReplayedMatch`):
+    backgammon plays as GNU Backgammon writes them, Long Nardy plays in
+    canonical notation under ``; [Variation "LongNardy"]`` and a ``Ruleset`` tag."""
+    record = replayed.record
+    long = replayed.ruleset.rules.is_long
+    plays = {id(t.action): (str(t.play) if long else gnubg_play(t.play))
+             for g in replayed.games for t in g.turns}
+    tags = [(k, v) for k, v in record.tags if k.lower() not in ("variation", "ruleset", "ruleoptions")]
+    rules = replayed.ruleset.rules
+    if long:
+        tags.append(("Variation", "LongNardy"))
+    else:
+        tags.append(("Variation", {"nackgammon": "NackGammon", "hypergammon": "HyperGammon"}.get(
+            rules.start, "Backgammon")))
+    base = find_ruleset(replayed.ruleset.name.rstrip("+"))
+    if long or base.name != "backgammon":
+        tags.append(("Ruleset", base.name))
+    changed = [f"{k}={v}" for (k, v), (_, b) in zip(rules.items(), base.rules.items())
+               if v != b and k != "start"]
+    if changed:
+        tags.append(("RuleOptions", ";".join(changed)))
+    copy = MatchRecord(record.path, "mat", record.length, record.players, tags, record.comments,
+                       record.games)
+    return write_mat(copy, plays)

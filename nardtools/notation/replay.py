@@ -16,6 +16,7 @@ from ..engine import legal_plays
 from ..errors import GameStateError, IllegalPlayError, NardtoolsError
 from ..game import Game, Phase
 from ..outcome import BACKGAMMON_KINDS, LONG_KINDS
+from ..play import Play
 from ..position import PLAYER_NAMES, Position
 from ..rules import Ruleset, find_ruleset
 from .record import Action, ActionKind, GameRecord, MatchRecord
@@ -69,7 +70,7 @@ class ReplayedTurn:
     action: Action
     before: Position
     after: Position
-    play: str
+    play: Play
     legal: bool
 
 
@@ -122,7 +123,8 @@ class ReplayedMatch:
 def record_ruleset(record: MatchRecord, rules: str | None = None,
                    options: Mapping[str, str] | None = None) -> Ruleset:
     """The ruleset a record is replayed under: ``rules`` if given, else its
-    ``Ruleset`` tag, else its ``Variation`` tag; then ``options`` on top."""
+    ``Ruleset`` tag, else its ``Variation`` tag; then the options of its
+    ``RuleOptions`` tag (``key=value;...``), then ``options`` on top."""
     extra: dict[str, str] = {}
     name = rules or record.tag("Ruleset")
     variation = record.tag("Variation").replace(" ", "").lower()
@@ -132,6 +134,9 @@ def record_ruleset(record: MatchRecord, rules: str | None = None,
             extra.update(opts)
     if record.tag("CubeLimit") == "1":
         extra["cube"] = "no"
+    for item in filter(None, record.tag("RuleOptions").split(";")):
+        key, _, value = item.partition("=")
+        extra[key.strip()] = value.strip()
     ruleset = find_ruleset(name or "backgammon")
     if ruleset.rules.is_long:
         extra.pop("start", None)
@@ -261,7 +266,8 @@ def _roll(a: Action, nxt: Action | None, game: Game, out: ReplayedGame, problem:
     if event.note.startswith("condoned"):
         problem(a, event.note.split(": ")[1], f"illegal play {a.play!r} applied ({event.note})",
                 col=a.play_col, legal=tuple(str(p.play) for p in plays), severity="error")
-    out.turns.append(ReplayedTurn(a, before, game.position, str(event.play), not event.note))
+    assert event.play is not None
+    out.turns.append(ReplayedTurn(a, before, game.position, event.play, not event.note))
 
 
 def _resignation(a: Action, game: Game, problem: Any) -> None:
