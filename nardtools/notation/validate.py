@@ -78,13 +78,26 @@ def validate_file(path: str, rules: str | None = None, options: Mapping[str, str
                       turns=replayed.turns, problems=replayed.problems)
 
 
+def _looks_like_record(path: Path) -> bool:
+    if path.suffix.lower() == ".mat":
+        return True
+    try:
+        with path.open("rb") as f:
+            head = f.read(8192)
+    except OSError:
+        return True  # let validation report it
+    return detect_format(decode(head)) is not None
+
+
 def expand_paths(paths: Iterable[str | Path]) -> list[str]:
-    """Files named, and record files found below directories named, sorted."""
+    """Files named, and record files found below directories named, sorted.
+    Inside directories ``.mat`` files are taken, and ``.txt`` files that hold a
+    ``N point match`` header."""
     files: list[str] = []
     for p in map(Path, paths):
         if p.is_dir():
-            files.extend(sorted(str(f) for f in p.rglob("*")
-                                if f.is_file() and f.suffix.lower() in RECORD_SUFFIXES))
+            files.extend(sorted(str(f) for f in p.rglob("*") if f.is_file()
+                                and f.suffix.lower() in RECORD_SUFFIXES and _looks_like_record(f)))
         else:
             files.append(str(p))
     return files

@@ -1,0 +1,28 @@
+"""The bundled examples: they validate, and they are what the generator makes."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from nardtools.notation.validate import expand_paths, validate_paths
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_examples_validate_with_no_problems():
+    files = expand_paths([EXAMPLES])
+    assert any("long-nardy" in f for f in files) and len(files) >= 6
+    reports = list(validate_paths(files))
+    assert [str(p) for r in reports for p in r.problems] == []
+    assert all(r.games == r.complete_games > 0 for r in reports)
+
+
+def test_examples_are_reproducible(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("make_examples", EXAMPLES / "make_examples.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    for made in tmp_path.rglob("*.mat"):
+        committed = EXAMPLES / made.relative_to(tmp_path)
+        assert made.read_text() == committed.read_text(), committed
