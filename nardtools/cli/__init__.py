@@ -76,11 +76,14 @@ def _rules(name: str, settings: list[str] | None) -> Any:
 
 
 def _position(text: str, ruleset: Any) -> Any:
+    """A position from any notation: ``start``, our text, a Position ID
+    (``ID`` or ``ID:MatchID``) or an XGID."""
+    from ..notation.ids import parse_setup
     from ..position import Position
 
     if text in ("start", "-"):
         return Position.start(ruleset.rules.start)
-    return Position.parse(text)
+    return parse_setup(text, ruleset.rules.game).position
 
 
 def _version(value: bool) -> None:
@@ -148,7 +151,7 @@ def _moves_report(ruleset: Any, position_text: str, dice: str, first_turn: bool 
 @app.command("moves")
 def moves_command(
     position: Annotated[Optional[str], typer.Argument(
-        help="Position text (`start` for the ruleset's starting position).")] = None,
+        help="Position: `start`, position text, a gnubg Position ID[:Match ID] or an XGID.")] = None,
     dice: Annotated[Optional[str], typer.Argument(help="The roll, e.g. 64.")] = None,
     rules: RulesOpt = "backgammon",
     settings: SetOpt = None,
@@ -192,7 +195,8 @@ def moves_command(
 
 @app.command("check")
 def check_command(
-    position: Annotated[str, typer.Argument(help="Position text (`start` for the starting position).")],
+    position: Annotated[str, typer.Argument(
+        help="Position: `start`, position text, a gnubg Position ID[:Match ID] or an XGID.")],
     dice: Annotated[str, typer.Argument(help="The roll, e.g. 64.")],
     play: Annotated[str, typer.Argument(help="The play, e.g. '24/18 13/11' (quote it).")],
     rules: RulesOpt = "backgammon",

@@ -1,0 +1,218 @@
+"""Match IDs, XGIDs and a position with its game state (:class:`Setup`).
+
+A :class:`Setup` is a position plus what a Match ID or XGID carries: dice,
+cube, score, match length, Crawford, who must act.  :func:`parse_setup`
+accepts every notation a command may be given: our position text, a gnubg
+Position ID (optionally ``ID:MatchID``), or an XGID.
+
+Players are numbered as in gnubg: player 1 is the XGID's bottom (upper-case)
+player, player 0 the top one.  ``Position.player`` uses the same numbers.
+
+>>> s = parse_setup("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:7:10")
+>>> str(s.position), s.dice, s.match_length
+('backgammon O 24:2,13:5,8:3,6:5 / 24:2,13:5,8:3,6:5', (5, 2), 7)
+>>> s.position_id, s.match_id
+('4HPwATDgc/ABMA', 'cInqAAAAAAAE')
+>>> xgid(s)
+'XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:7:10'
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from ..errors import InvalidPositionError
+from ..position import BAR, GameKind, Position
+from .gnubg_id import position_from_id, position_id
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A position with the state of its game and match."""
+
+    position: Position
+    dice: tuple[int, int] | None = None  # as rolled, die 1 first
+    cube: int = 1
+    cube_owner: int | None = None  # None: centred
+    match_length: int = 0
+    score: tuple[int, int] = (0, 0)
+    crawford: bool = False
+    jacoby: bool = True
+    beaver: bool = False
+    double_offered: bool = False
+    resigned: int = 0  # resignation on offer: 0 none, 1 single, 2 gammon, 3 backgammon
+    game_state: int = 1  # gnubg: 0 none, 1 playing, 2 over, 3 resigned, 4 dropped
+
+    @property
+    def on_roll(self) -> int:
+        """The player whose turn it is (who rolled, or must roll)."""
+        return self.position.player
+
+    @property
+    def position_id(self) -> str:
+        """The gnubg Position ID."""
+        return position_id(self.position)
+
+    @property
+    def match_id(self) -> str:
+        """The gnubg Match ID (bit 66 set in match play, as gnubg 1.07 does)."""
+        return match_id(self)
+
+
+# ---------------------------------------------------------------------------
+# gnubg Match ID (FORMATS.md section 3)
+
+_FIELDS = [  # (name, first bit, width)
+    ("cube_log", 0, 4), ("owner", 4, 2), ("move", 6, 1), ("crawford", 7, 1), ("state", 8, 3),
+    ("turn", 11, 1), ("double", 12, 1), ("resign", 13, 2), ("die1", 15, 3), ("die2", 18, 3),
+    ("length", 21, 15), ("score0", 36, 15), ("score1", 51, 15), ("no_jacoby", 66, 1),
+]
+
+
+def match_id(setup: Setup) -> str:
+    """Encode a setup's game state as a 12-character gnubg Match ID."""
+    values = {
+        "cube_log": setup.cube.bit_length() - 1,
+        "owner": 3 if setup.cube_owner is None else setup.cube_owner,
+        "move": setup.on_roll,
+        "crawford": int(setup.crawford),
+        "state": setup.game_state,
+        "turn": 1 - setup.on_roll if (setup.double_offered or setup.resigned) else setup.on_roll,
+        "double": int(setup.double_offered),
+        "resign": setup.resigned,
+        "die1": max(setup.dice) if setup.dice else 0,  # gnubg stores the larger die first
+        "die2": min(setup.dice) if setup.dice else 0,
+        "length": setup.match_length,
+        "score0": setup.score[0],
+        "score1": setup.score[1],
+        "no_jacoby": int(setup.match_length > 0 or not setup.jacoby),
+    }
+    bits = 0
+    for name, first, width in _FIELDS:
+        bits |= (values[name] & ((1 << width) - 1)) << first
+    return base64.b64encode(bits.to_bytes(9, "little")).decode("ascii")
+
+
+def read_match_id(text: str, position: Position) -> Setup:
+    """Decode a Match ID for ``position`` (whose ``player`` is set from it)."""
+    try:
+        if len(text) != 12:
+            raise ValueError
+        bits = int.from_bytes(base64.b64decode(text, validate=True), "little")
+    except (ValueError, binascii.Error):
+        raise InvalidPositionError(f"bad Match ID {text!r}: expected 12 Base64 characters") from None
+    v = {name: (bits >> first) & ((1 << width) - 1) for name, first, width in _FIELDS}
+    if v["die1"] > 6 or v["die2"] > 6 or v["owner"] == 2:
+        raise InvalidPositionError(f"bad Match ID {text!r}: impossible dice or cube owner")
+    if position.player != v["move"]:
+        position = dataclasses.replace(position, player=v["move"])
+    return Setup(
+        position, (v["die1"], v["die2"]) if v["die1"] else None, 1 << v["cube_log"],
+        None if v["owner"] == 3 else v["owner"], v["length"], (v["score0"], v["score1"]),
+        bool(v["crawford"]), not v["no_jacoby"], False, bool(v["double"]), v["resign"], v["state"])
+
+
+# ---------------------------------------------------------------------------
+# XGID (FORMATS.md section 4)
+
+def _xg_char(n: int, upper: bool) -> str:
+    if n == 0:
+        return "-"
+    if n > 16:
+        raise InvalidPositionError(f"{n} checkers on one point do not fit an XGID")
+    return chr((ord("A") if upper else ord("a")) + n - 1)
+
+
+def xgid(setup: Setup) -> str:
+    """Write an XGID (backgammon geometry)."""
+    p = setup.position
+    bottom_on_roll = p.player == 1
+    bottom, top = (p.mover, p.opponent) if bottom_on_roll else (p.opponent, p.mover)
+    chars = [_xg_char(top[BAR], False)]
+    for i in range(1, 25):
+        if bottom[i]:
+            chars.append(_xg_char(bottom[i], True))
+        else:
+            chars.append(_xg_char(top[25 - i], False))
+    chars.append(_xg_char(bottom[BAR], True))
+    cube_pos = 0 if setup.cube_owner is None else (1 if setup.cube_owner == 1 else -1)
+    turn = 1 if bottom_on_roll else -1
+    if setup.double_offered:
+        dice = "D"
+    else:
+        dice = f"{setup.dice[0]}{setup.dice[1]}" if setup.dice else "00"
+    if setup.match_length:
+        rules = int(setup.crawford)
+    else:
+        rules = int(setup.jacoby) | 2 * int(setup.beaver)
+    return (f"XGID={''.join(chars)}:{setup.cube.bit_length() - 1}:{cube_pos}:{turn}:{dice}:"
+            f"{setup.score[1]}:{setup.score[0]}:{rules}:{setup.match_length}:10")
+
+
+_XGID = re.compile(r"(?:XGID=)?([-a-pA-P]{26}):(-?\d+):(-?\d+):(-?1):(\d\d|D|B|R):(\d+):(\d+):(\d+):(\d+)(?::(\d+))?")
+
+
+def read_xgid(text: str) -> Setup:
+    """Read an XGID."""
+    m = _XGID.fullmatch(text.strip())
+    if not m:
+        raise InvalidPositionError(f"bad XGID {text!r}: expected XGID=<26 characters>:cube:owner:turn:dice:...")
+    pos, cube_log, cube_pos, turn, dice, s_bottom, s_top, rules, length = m.groups()[:9]
+    if dice in ("B", "R"):
+        raise InvalidPositionError(f"bad XGID {text!r}: beaver/raccoon states are not supported")
+    bottom, top = [0] * 26, [0] * 26
+    for i, ch in enumerate(pos):
+        if ch == "-":
+            continue
+        n = ord(ch.lower()) - ord("a") + 1
+        if ch.isupper():
+            if i == 0:
+                raise InvalidPositionError(f"bad XGID {text!r}: bottom checkers on the top bar")
+            bottom[i] += n
+        else:
+            if i == 25:
+                raise InvalidPositionError(f"bad XGID {text!r}: top checkers on the bottom bar")
+            top[BAR if i == 0 else 25 - i] += n
+    for side in (bottom, top):
+        side[0] = 15 - sum(side)
+        if side[0] < 0:
+            raise InvalidPositionError(f"bad XGID {text!r}: more than 15 checkers on a side")
+    offered = dice == "D"  # then ``turn`` names the doubler, who keeps the roll
+    bottom_on_roll = int(turn) == 1
+    player = 1 if bottom_on_roll else 0
+    mover, opponent = (bottom, top) if bottom_on_roll else (top, bottom)
+    position = Position(GameKind.BACKGAMMON, tuple(mover), tuple(opponent), player)
+    if not position.is_valid():
+        raise InvalidPositionError(f"bad XGID {text!r}: {position.status()!r}")
+    length_n = int(length)
+    rules_n = int(rules)
+    owner = {0: None, 1: 1, -1: 0}.get(int(cube_pos))
+    return Setup(
+        position, None if dice in ("00", "D") else (int(dice[0]), int(dice[1])), 1 << int(cube_log),
+        owner, length_n, (int(s_top), int(s_bottom)),
+        crawford=bool(rules_n & 1) if length_n else False,
+        jacoby=bool(rules_n & 1) if not length_n else True,
+        beaver=bool(rules_n & 2) if not length_n else False,
+        double_offered=offered)
+
+
+# ---------------------------------------------------------------------------
+
+def parse_setup(text: str, kind: GameKind | str = GameKind.BACKGAMMON) -> Setup:
+    """Read any position notation: our text, ``PositionID[:MatchID]``, or an XGID.
+
+    >>> parse_setup("4HPwATDgc/ABMA:MIEFAAAAAAAA").dice
+    (3, 1)
+    """
+    text = text.strip()
+    if text.upper().startswith("XGID=") or _XGID.fullmatch(text):
+        return read_xgid(text)
+    head, _, tail = text.partition(":")
+    if re.fullmatch(r"[A-Za-z0-9+/]{14}", head) and (not tail or re.fullmatch(r"[A-Za-z0-9+/]{12}", tail)):
+        position = position_from_id(head, kind)
+        return read_match_id(tail, position) if tail else Setup(position)
+    return Setup(Position.parse(text))
