@@ -157,9 +157,16 @@ def _parse_chain(chain: str, text: str, start: int) -> list[Step]:
 def _chains(steps: tuple[Step, ...]) -> list[list[Step]]:
     """Group steps by checker: taken from the highest source down, a step
     continues a chain that ended on its source (without a hit there).  The
-    grouping depends only on the set of steps, not on their order."""
+    grouping and the hit marks depend only on the set of steps and of points
+    hit, not on the order the steps were played in."""
     chains: list[list[Step]] = []
+    hit_points = {s.target for s in steps if s.hit}
+    ordered = []
     for step in sorted(steps, key=lambda s: (s.source, s.target), reverse=True):
+        hit = step.target in hit_points  # the first step onto a hit point gets the '*'
+        hit_points.discard(step.target)
+        ordered.append(Step(step.source, step.target, hit))
+    for step in ordered:
         for chain in chains:
             last = chain[-1]
             if last.target == step.source and not last.hit and last.target != OFF:

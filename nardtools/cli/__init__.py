@@ -337,6 +337,47 @@ def validate_command(
         raise typer.Exit(int(ExitCode.FINDINGS))
 
 
+class RecordFormat(str, enum.Enum):
+    """Record formats `convert` writes."""
+
+    mat = "mat"
+    nrd = "nrd"
+
+
+@app.command("convert")
+def convert_command(
+    source: Annotated[Path, typer.Argument(help="A record file (.mat in any dialect, or native .nrd).")],
+    target: Annotated[Path, typer.Argument(help="The file to write (written atomically).")],
+    to: Annotated[Optional[RecordFormat], typer.Option("--to", help="Output format "
+                  "(default: from the target's ending, else nrd).")] = None,
+    rules: Annotated[Optional[str], typer.Option("--rules", "-r", help="Replay under this ruleset.")] = None,
+    settings: SetOpt = None,
+) -> None:
+    """Convert a record between formats (the games are replayed so that plays
+    are written in canonical form); exits 1 if the record has illegal moves."""
+    from .._io import write_atomically
+    from ..notation.mat import export_mat
+    from ..notation.native import export_native
+    from ..notation.replay import replay_match
+    from ..notation.validate import read_record
+
+    fmt = to or (RecordFormat.mat if target.suffix.lower() == ".mat" else RecordFormat.nrd)
+    options = dict(item.partition("=")[::2] for item in settings or [])
+    try:
+        replayed = replay_match(read_record(source), rules=rules, options=options)
+    except NardtoolsError as e:
+        raise _fail(str(e), ExitCode.USAGE if "cannot read" in str(e) or "unknown format" in str(e)
+                    else ExitCode.FINDINGS) from None
+    write_atomically(target, export_mat(replayed) if fmt is RecordFormat.mat else export_native(replayed))
+    errors = replayed.errors
+    for p in errors:
+        typer.echo(str(p), err=True)
+    typer.echo(f"{source} -> {target} ({fmt.value}): {len(replayed.games)} games, "
+               f"{replayed.turns} plays, {len(errors)} errors", err=True)
+    if errors:
+        raise typer.Exit(int(ExitCode.FINDINGS))
+
+
 def main() -> None:
     """Entry point of the ``nardtools`` console script."""
     try:

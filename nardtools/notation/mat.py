@@ -283,7 +283,10 @@ def export_mat(replayed: Any) -> str:
     long = replayed.ruleset.rules.is_long
     plays = {id(t.action): (str(t.play) if long else gnubg_play(t.play))
              for g in replayed.games for t in g.turns}
-    tags = [(k, v) for k, v in record.tags if k.lower() not in ("variation", "ruleset", "ruleoptions")]
+    # match-level tags only (a native record's first game carries per-game ones too)
+    skip = {"variation", "ruleset", "ruleoptions", "options", "game", "x", "o", "matchlength",
+            "score", "gamenumber", "result"}
+    tags = [("EventDate" if k == "Date" else k, v) for k, v in record.tags if k.lower() not in skip]
     rules = replayed.ruleset.rules
     if long:
         tags.append(("Variation", "LongNardy"))

@@ -56,6 +56,11 @@ class Action:
     value: int = 0  # cube value offered, or points won/lost
     match_won: bool = False
     dice_order: tuple[int, int] | None = None  # dice as written (for round trips)
+    note: str = ""  # the outcome kind written with a result, e.g. "mars"
+    before: tuple[str, ...] = ()  # comments before the action
+    after: tuple[str, ...] = ()  # comments after it
+    glyphs: tuple[str, ...] = ()  # annotation glyphs: ! ? !! ?? !? ?!
+    variations: tuple[tuple["Action", ...], ...] = ()  # alternatives from the position before it
 
 
 @dataclass
@@ -66,6 +71,8 @@ class GameRecord:
     score: tuple[int, int]
     line: int
     actions: list[Action] = field(default_factory=list)
+    tags: list[tuple[str, str]] = field(default_factory=list)  # native format: the game's own tags
+    closing: tuple[str, ...] = ()  # comments after the last action
 
     @property
     def result(self) -> Action | None:

@@ -9,11 +9,12 @@ applied and the replay goes on; the other games are always replayed.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..engine import legal_plays
-from ..errors import GameStateError, IllegalPlayError, NardtoolsError
+from ..errors import GameStateError, IllegalPlayError, InvalidPlayError, NardtoolsError
 from ..game import Game, Phase
 from ..outcome import BACKGAMMON_KINDS, LONG_KINDS
 from ..play import Play
@@ -126,7 +127,7 @@ def record_ruleset(record: MatchRecord, rules: str | None = None,
     ``Ruleset`` tag, else its ``Variation`` tag; then the options of its
     ``RuleOptions`` tag (``key=value;...``), then ``options`` on top."""
     extra: dict[str, str] = {}
-    name = rules or record.tag("Ruleset")
+    name = rules or record.tag("Ruleset") or {"long": "long"}.get(record.tag("Game").lower(), "")
     variation = record.tag("Variation").replace(" ", "").lower()
     for key, (base, opts) in VARIATIONS.items():
         if variation.startswith(key):
@@ -134,7 +135,7 @@ def record_ruleset(record: MatchRecord, rules: str | None = None,
             extra.update(opts)
     if record.tag("CubeLimit") == "1":
         extra["cube"] = "no"
-    for item in filter(None, record.tag("RuleOptions").split(";")):
+    for item in filter(None, (record.tag("RuleOptions") or record.tag("Options")).split(";")):
         key, _, value = item.partition("=")
         extra[key.strip()] = value.strip()
     ruleset = find_ruleset(name or "backgammon")
@@ -190,18 +191,30 @@ def _replay_game(grec: GameRecord, game: Game, record: MatchRecord) -> ReplayedG
         out.problems.append(Problem(record.path, a.line, col or a.col, grec.number, a.number,
                                     _player(record, a.player), dice, rule, message, legal, severity))
 
-    started = False
+    out.stopped = _run(actions, game, out, problem, record, started=False)
+    return out
+
+
+def _run(actions: list[Action], game: Game, out: ReplayedGame, problem: Any, record: MatchRecord,
+         started: bool) -> bool:
+    """Apply ``actions`` to ``game``; True when the replay had to stop.  A
+    variation (an alternative to an action) is replayed from a copy of the game
+    as it stood before that action; its turns are not the game's."""
     for i, a in enumerate(actions):
         nxt = actions[i + 1] if i + 1 < len(actions) else None
+        for variation in a.variations:
+            scratch = ReplayedGame(out.record, copy.deepcopy(game), problems=out.problems)
+            _run(list(variation), scratch.game, scratch, problem, record, started)
         try:
             if game.phase is Phase.OVER:
                 if a.kind is ActionKind.WIN:
                     _check_result(a, game, problem)
                     continue
                 problem(a, "after-end", f"{a.kind} after the end of the game")
-                raise _Stop
+                return True
             if not started and a.kind is not ActionKind.WIN:
-                game.start(a.player)
+                if game.phase is Phase.OPENING:
+                    game.start(a.player)
                 started = True
             if a.kind is ActionKind.ROLL or (a.kind is ActionKind.RESIGN and a.roll):
                 _roll(a, nxt, game, out, problem, record)
@@ -209,7 +222,7 @@ def _replay_game(grec: GameRecord, game: Game, record: MatchRecord) -> ReplayedG
                 if game.phase is Phase.ROLL and game.on_roll != a.player:
                     problem(a, "turn-order", f"{_player(record, a.player)} doubles, but "
                             f"{_player(record, game.on_roll)} is on roll")
-                    raise _Stop
+                    return True
                 game.double()
                 if a.value and a.value != game.cube * 2:
                     problem(a, "cube-value", f"doubles to {a.value}, but the cube is at {game.cube}",
@@ -228,12 +241,10 @@ def _replay_game(grec: GameRecord, game: Game, record: MatchRecord) -> ReplayedG
                 _resignation(a, game, problem)
         except GameStateError as e:
             problem(a, "game-state", str(e))
-            out.stopped = True
-            break
+            return True
         except _Stop:
-            out.stopped = True
-            break
-    return out
+            return True
+    return False
 
 
 def _roll(a: Action, nxt: Action | None, game: Game, out: ReplayedGame, problem: Any,
@@ -252,6 +263,9 @@ def _roll(a: Action, nxt: Action | None, game: Game, out: ReplayedGame, problem:
     plays = game.legal_plays()
     try:
         game.play(a.play)
+    except InvalidPlayError as e:
+        problem(a, "syntax", f"cannot read the play: {e}", col=a.play_col)
+        raise _Stop from None
     except IllegalPlayError as e:
         resigned = (a.play == "" and nxt is not None and nxt.kind in (ActionKind.WIN, ActionKind.RESIGN))
         if resigned:

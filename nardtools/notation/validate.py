@@ -16,11 +16,14 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from ..errors import NardtoolsError
 from .mat import _HEADER, decode, read_mat
-from .record import RecordError
+from .native import looks_native, read_native
+from .record import MatchRecord, RecordError
 from .replay import Problem, replay_match
 
 #: File endings looked at inside directories.
-RECORD_SUFFIXES = (".mat", ".txt")
+RECORD_SUFFIXES = (".mat", ".txt", ".nrd")
+#: Readers by format name.
+READERS = {"mat": read_mat, "nrd": read_native}
 
 
 @dataclass
@@ -50,27 +53,40 @@ class FileReport:
 
 
 def detect_format(text: str) -> str | None:
-    """``"mat"`` when the text has a ``N point match`` header, else ``None``."""
+    """``"nrd"`` for the native format (it starts with a tag), ``"mat"`` when
+    the text has a ``N point match`` header, else ``None``."""
+    if looks_native(text):
+        return "nrd"
     for line in text.split("\n")[:200]:
         if _HEADER.match(line):
             return "mat"
     return None
 
 
+def read_record(path: str | Path) -> MatchRecord:
+    """Read a record file of any known format.
+
+    Raises :class:`RecordError` when the file cannot be read or its format is unknown."""
+    try:
+        text = decode(Path(path).read_bytes())
+    except OSError as e:
+        raise RecordError(f"cannot read: {e.strerror or e}", path=str(path)) from None
+    fmt = detect_format(text)
+    if fmt is None:
+        raise RecordError("unknown format: neither a native record nor a .mat file", path=str(path))
+    return READERS[fmt](text, str(path))
+
+
 def validate_file(path: str, rules: str | None = None, options: Mapping[str, str] | None = None,
                   lenient: bool = False) -> FileReport:
     """Read and replay one file."""
     try:
-        text = decode(Path(path).read_bytes())
-    except OSError as e:
-        return FileReport(path, "?", unreadable=f"cannot read: {e.strerror or e}")
-    fmt = detect_format(text)
-    if fmt is None:
-        return FileReport(path, "?", unreadable="unknown format: no 'N point match' header")
-    try:
-        replayed = replay_match(read_mat(text, path), rules=rules, options=options, lenient=lenient)
+        record = read_record(path)
     except RecordError as e:
-        return FileReport(path, fmt, unreadable=str(e))
+        return FileReport(path, "?", unreadable=e.bare_message)
+    fmt = record.format
+    try:
+        replayed = replay_match(record, rules=rules, options=options, lenient=lenient)
     except NardtoolsError as e:  # e.g. an unknown ruleset named in the file
         return FileReport(path, fmt, unreadable=str(e))
     return FileReport(path, fmt, games=len(replayed.games),

@@ -1,0 +1,55 @@
+"""The grammar of the native record format (docs/format.md), and nothing else.
+
+Every node is a located tuple ``(kind, offset, value...)``; turning nodes into
+records is :mod:`nardtools.notation.native`'s job.
+
+>>> [n[0] for n in GAME.parse_string('[Game "long"] 1. X 64: 24/18/14 {ok} !', parse_all=True)]
+['tag', 'number', 'roll', 'comment', 'glyph']
+"""
+
+from __future__ import annotations
+
+import re
+
+import pyparsing as pp
+
+pp.ParserElement.set_default_whitespace_chars(" \t\r\n")
+
+
+def _node(kind: str):  # type: ignore[no-untyped-def]
+    def action(s: str, loc: int, toks: pp.ParseResults) -> tuple:  # type: ignore[type-arg]
+        return (kind, loc, *toks)
+    return action
+
+
+NAME = pp.Word(pp.alphanums + "_-").set_name("tag name")
+STRING = pp.QuotedString('"', esc_char="\\").set_name("quoted value")
+TAG = (pp.Suppress("[") + NAME + STRING + pp.Suppress("]")).set_name("tag").add_parse_action(_node("tag"))
+
+SIDE = pp.Regex(r"[XO](?![\w])").set_name("side X or O")
+DICE = pp.Regex(r"[1-6][1-6]:").set_name("dice such as 64:")
+SUBMOVE = pp.Regex(
+    r"(?:bar|b|\d{1,2})(?:/(?:off|o|\d{1,2})\*?)+(?:\([1-4]\))?(?![\w/])", re.IGNORECASE
+).set_name("move such as 24/18")
+PLAY = (pp.Literal("-").set_parse_action(lambda: "") | pp.Regex(r"\?{3,4}").set_parse_action(lambda: "????")
+        | pp.Combine(
+    pp.OneOrMore(SUBMOVE), join_string=" ", adjacent=False)).set_name("play")
+ROLL = (SIDE + DICE - pp.Optional(PLAY, default="")).set_name("roll").add_parse_action(_node("roll"))
+CUBE_WORD = pp.one_of("double take drop beaver resign", as_keyword=True).set_name("cube word")
+CUBE = (SIDE + CUBE_WORD + pp.Optional(pp.Suppress("=>") + pp.common.integer, default=0)).set_name(
+    "cube action").add_parse_action(_node("cube"))
+NUMBER = pp.Regex(r"\d+\.(?:\.\.)?").set_name("move number").add_parse_action(_node("number"))
+COMMENT = pp.QuotedString("{", end_quote_char="}", multiline=True).set_name("comment").add_parse_action(
+    _node("comment"))
+GLYPH = pp.Regex(r"!!|\?\?|!\?|\?!|!|\?").set_name("glyph").add_parse_action(_node("glyph"))
+RESULT = (
+    (SIDE + pp.Keyword("wins") + pp.common.integer + pp.one_of("point points", as_keyword=True)
+     + pp.Optional(pp.Suppress("(") + pp.Word(pp.alphas + "-") + pp.Suppress(")"), default=""))
+    .set_name("result").add_parse_action(lambda s, loc, t: ("result", loc, t[0], t[2], t[4]))
+    | pp.Literal("*").add_parse_action(lambda s, loc, t: ("result", loc, "", 0, ""))
+)
+MOVETEXT = pp.Forward()
+VARIATION = (pp.Suppress("(") + pp.Group(MOVETEXT) + pp.Suppress(")")).set_name("variation").add_parse_action(
+    lambda s, loc, t: ("variation", loc, list(t[0])))
+MOVETEXT <<= pp.ZeroOrMore(NUMBER | RESULT | ROLL | CUBE | COMMENT | VARIATION | GLYPH)
+GAME = (pp.ZeroOrMore(TAG) + MOVETEXT).set_name("game")
