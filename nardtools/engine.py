@@ -561,7 +561,8 @@ def legal_plays(position: Position, roll: Roll, rules: Rules, *, first_turn: boo
 # ---------------------------------------------------------------------------
 # Checking one play
 
-def _die_paths(step: Step, dice: tuple[int, ...]) -> list[tuple[int, ...]]:
+@functools.lru_cache(maxsize=16384)
+def _die_paths(step: Step, dice: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """Ways to cover one written step with unused dice (one or several dice)."""
     s, t = step.source, step.target
     paths: list[tuple[int, ...]] = []
@@ -575,7 +576,7 @@ def _die_paths(step: Step, dice: tuple[int, ...]) -> list[tuple[int, ...]]:
             if s - total == t or (t == OFF and s - total < 0 and before_last > 0 and
                                   all(s - sum(combo[:j]) > 0 for j in range(1, k))):
                 paths.append(combo)
-    return paths
+    return tuple(paths)
 
 
 def _decompositions(written: Sequence[Step], dice: tuple[int, ...]) -> list[list[tuple[int, int, bool]]]:
@@ -591,7 +592,7 @@ def _decompositions(written: Sequence[Step], dice: tuple[int, ...]) -> list[list
             out.append(acc[:])
             return
         step = written[i]
-        for path in _die_paths(step, tuple(left)):
+        for path in _die_paths(step, tuple(sorted(left, reverse=True))):
             rest = left[:]
             s = step.source
             for j, d in enumerate(path):

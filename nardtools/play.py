@@ -28,6 +28,7 @@ wait for other checkers):
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -86,30 +87,7 @@ class Play:
         ...
         nardtools.errors.InvalidPlayError: bad point '30' in play '24/30' (column 4): expected 1-24, bar or off
         """
-        steps: list[Step] = []
-        stripped = text.strip()
-        if not stripped or _NO_MOVE.fullmatch(stripped):
-            return cls(())
-        pos = 0
-        for m in _TOKEN.finditer(text):
-            gap = text[pos:m.start()]
-            if gap.strip(" ,\t"):
-                raise InvalidPlayError(
-                    f"unexpected {gap.strip()!r} in play {text!r} (column {pos + 1}): "
-                    f"expected moves such as 24/18"
-                )
-            pos = m.end()
-            chain = _parse_chain(m.group("chain"), text, m.start())
-            repeat = int(m.group("repeat") or 1)
-            if repeat < 1 or repeat > 4:
-                raise InvalidPlayError(f"bad repeat count in play {text!r}")
-            steps.extend(chain * repeat)
-        if text[pos:].strip(" ,\t"):
-            raise InvalidPlayError(
-                f"unexpected {text[pos:].strip()!r} in play {text!r} (column {pos + 1}): "
-                f"expected moves such as 24/18"
-            )
-        return cls(tuple(steps))
+        return _parse_cached(text)
 
     def __str__(self) -> str:
         return " ".join(_group(_chains(self.steps), _is_double(self.steps)))
@@ -119,6 +97,35 @@ class Play:
 
     def __len__(self) -> int:
         return len(self.steps)
+
+
+@functools.lru_cache(maxsize=65536)
+def _parse_cached(text: str) -> Play:
+    """Play text to steps (plays are immutable, so parses are shared)."""
+    steps: list[Step] = []
+    stripped = text.strip()
+    if not stripped or _NO_MOVE.fullmatch(stripped):
+        return Play(())
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        gap = text[pos:m.start()]
+        if gap.strip(" ,\t"):
+            raise InvalidPlayError(
+                f"unexpected {gap.strip()!r} in play {text!r} (column {pos + 1}): "
+                f"expected moves such as 24/18"
+            )
+        pos = m.end()
+        chain = _parse_chain(m.group("chain"), text, m.start())
+        repeat = int(m.group("repeat") or 1)
+        if repeat < 1 or repeat > 4:
+            raise InvalidPlayError(f"bad repeat count in play {text!r}")
+        steps.extend(chain * repeat)
+    if text[pos:].strip(" ,\t"):
+        raise InvalidPlayError(
+            f"unexpected {text[pos:].strip()!r} in play {text!r} (column {pos + 1}): "
+            f"expected moves such as 24/18"
+        )
+    return Play(tuple(steps))
 
 
 _NO_MOVE = re.compile(r"(?i)(cannot\s+move|no\s+move|pass|-)")

@@ -260,26 +260,29 @@ def _roll(a: Action, nxt: Action | None, game: Game, out: ReplayedGame, problem:
     game.roll(a.roll.high, a.roll.low)
     if a.kind is ActionKind.RESIGN or a.play is None:
         return  # "????": rolled, then resigned; the result follows
-    plays = game.legal_plays()
+    first_turn = game.turns_played[game.on_roll] == 0
+    roll = a.roll
+
+    def legal() -> tuple[str, ...]:  # only when something is wrong: it needs full generation
+        return tuple(str(p.play) for p in legal_plays(before, roll, game.rules, first_turn=first_turn))
+
     try:
         game.play(a.play)
     except InvalidPlayError as e:
         problem(a, "syntax", f"cannot read the play: {e}", col=a.play_col)
         raise _Stop from None
     except IllegalPlayError as e:
-        resigned = (a.play == "" and nxt is not None and nxt.kind in (ActionKind.WIN, ActionKind.RESIGN))
-        if resigned:
+        if a.play == "" and nxt is not None and nxt.kind in (ActionKind.WIN, ActionKind.RESIGN):
             return  # gnubg: an empty cell with moves possible, then a result, is a resignation
-        legal = tuple(str(p.play) for p in plays)
         message = str(e).split(" in position ")[0]
         message = message[message.find("illegal play"):] if "illegal play" in message else message
         # (a lenient game has already applied any play that can be carried out)
-        problem(a, str(e.violation), f"{message}; position {before}", legal=legal, col=a.play_col)
+        problem(a, str(e.violation), f"{message}; position {before}", legal=legal(), col=a.play_col)
         raise _Stop from None
     event = game.history[-1]
     if event.note.startswith("condoned"):
         problem(a, event.note.split(": ")[1], f"illegal play {a.play!r} applied ({event.note})",
-                col=a.play_col, legal=tuple(str(p.play) for p in plays), severity="error")
+                col=a.play_col, legal=legal())
     assert event.play is not None
     out.turns.append(ReplayedTurn(a, before, game.position, event.play, not event.note))
 

@@ -1,0 +1,5 @@
+"""``python -m nardtools.cli``."""
+
+from . import main
+
+main()
