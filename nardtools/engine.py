@@ -694,7 +694,7 @@ def check_play(position: Position, roll: Roll, play: Play | str, rules: Rules, *
     needs_generation = used < turn.total_dice or (
         turn.long and turn.first_turn and rules.head == "general" and heads > rules.head_limit)
     if needs_generation:
-        chosen = list(_legal(turn))
+        chosen = list(_legal(turn, kernel=False))  # rare: not worth loading the kernel
         if (tuple(me), tuple(sorted(hits))) not in {(c.me, c.hits) for c in chosen}:
             most = max((c.rank[0] for c in chosen), default=0)
             if heads > rules.head_limit and most == used:
