@@ -74,3 +74,14 @@ def test_fuzz_parse_setup_raises_only_its_error(text):
         parse_setup(text)
     except InvalidPositionError:
         pass
+
+
+def test_setup_text_round_trips_through_every_notation():
+    for turn in playout_turns("backgammon", 9, 1):
+        s = Setup(turn.position, dice=(turn.roll.high, turn.roll.low), cube=2, cube_owner=0,
+                  match_length=7, score=(2, 4), crawford=False)
+        assert parse_setup(str(s)) == s
+        via_ids = parse_setup(f"{s.position_id}:{s.match_id}")
+        assert (via_ids.position, via_ids.cube, via_ids.cube_owner, via_ids.score) == (s.position, 2, 0, (2, 4))
+    with pytest.raises(InvalidPositionError, match="bad field"):
+        parse_setup("long X 24:15 / 24:15; dice 71")

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import InvalidPositionError
-from ..position import BAR, GameKind, Position
+from ..position import BAR, PLAYER_NAMES, GameKind, Position
 from .gnubg_id import position_from_id, position_id
 
 
@@ -61,6 +61,25 @@ class Setup:
     def match_id(self) -> str:
         """The gnubg Match ID (bit 66 set in match play, as gnubg 1.07 does)."""
         return match_id(self)
+
+    def __str__(self) -> str:
+        """The position text, then what is known of the game, ``;``-separated::
+
+            backgammon X 24:2,13:5,8:3,6:5 / 24:2,13:5,8:3,6:5; dice 31; cube 2 O; score 3-5/7; crawford
+        """
+        parts = [str(self.position)]
+        if self.dice:
+            parts.append(f"dice {self.dice[0]}{self.dice[1]}")
+        if self.cube != 1 or self.cube_owner is not None:
+            owner = "centre" if self.cube_owner is None else PLAYER_NAMES[self.cube_owner]
+            parts.append(f"cube {self.cube} {owner}")
+        if self.double_offered:
+            parts.append("doubled")
+        if self.match_length or self.score != (0, 0):
+            parts.append(f"score {self.score[0]}-{self.score[1]}/{self.match_length}")
+        if self.crawford:
+            parts.append("crawford")
+        return "; ".join(parts)
 
 
 # ---------------------------------------------------------------------------
@@ -202,13 +221,48 @@ def read_xgid(text: str) -> Setup:
 
 # ---------------------------------------------------------------------------
 
+_FIELD = re.compile(r"(dice) ([1-6])([1-6])|(cube) (\d+) (X|O|centre)|(score) (\d+)-(\d+)/(\d+)|(crawford)|(doubled)")
+
+
+def _read_fields(position: Position, fields: list[str], whole: str) -> Setup:
+    setup = Setup(position)
+    for field in fields:
+        m = _FIELD.fullmatch(field.strip())
+        if not m:
+            raise InvalidPositionError(
+                f"bad field {field.strip()!r} in {whole!r}: expected 'dice 31', 'cube 2 X', "
+                f"'score 3-5/7', 'crawford' or 'doubled'")
+        if m[1]:
+            setup = dataclasses.replace(setup, dice=(int(m[2]), int(m[3])))
+        elif m[4]:
+            cube = int(m[5])
+            if cube < 1 or cube & (cube - 1):
+                raise InvalidPositionError(f"bad cube value {cube} in {whole!r}")
+            owner = None if m[6] == "centre" else PLAYER_NAMES.index(m[6])
+            setup = dataclasses.replace(setup, cube=cube, cube_owner=owner)
+        elif m[7]:
+            setup = dataclasses.replace(setup, score=(int(m[8]), int(m[9])), match_length=int(m[10]))
+        elif m[11]:
+            setup = dataclasses.replace(setup, crawford=True)
+        else:
+            setup = dataclasses.replace(setup, double_offered=True)
+    return setup
+
+
 def parse_setup(text: str, kind: GameKind | str = GameKind.BACKGAMMON) -> Setup:
-    """Read any position notation: our text, ``PositionID[:MatchID]``, or an XGID.
+    """Read any position notation: our text (with ``; dice 31; cube 2 X; ...``
+    fields), ``PositionID[:MatchID]``, or an XGID.
 
     >>> parse_setup("4HPwATDgc/ABMA:MIEFAAAAAAAA").dice
     (3, 1)
+    >>> s = parse_setup("long O 24:15 / 24:14,4:1; dice 62; score 0-2/5")
+    >>> s.dice, s.score, str(s) == "long O 24:15 / 24:14,4:1; dice 62; score 0-2/5"
+    ((6, 2), (0, 2), True)
     """
     text = text.strip()
+    if ";" in text:
+        head, *fields = text.split(";")
+        return _read_fields(parse_setup(head, kind).position, fields, text)
     if text.upper().startswith("XGID=") or _XGID.fullmatch(text):
         return read_xgid(text)
     head, _, tail = text.partition(":")
