@@ -15,7 +15,7 @@ from nardtools.cli import app
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
-COMMANDS = ["rules", "moves", "check", "selfplay", "validate"]
+COMMANDS = ["rules", "moves", "check", "selfplay", "validate", "convert"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -116,3 +116,23 @@ def test_console_script_help_starts_without_heavy_imports():
             "heavy = [m for m in ('pandas', 'matplotlib', 'numpy') if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_convert_round_trip(tmp_path):
+    source = ROOT / "tests" / "fixtures" / "gnubg-standard-5-90001.mat"
+    nrd, mat, again = tmp_path / "a.nrd", tmp_path / "b.mat", tmp_path / "c.nrd"
+    for src, dst in ((source, nrd), (nrd, mat), (mat, again)):
+        result = runner.invoke(app, ["convert", str(src), str(dst)])
+        assert result.exit_code == 0, result.stderr
+        assert "4 games" in result.stderr
+    assert nrd.read_text() == again.read_text()
+    assert mat.read_text().startswith('; [EventDate "2026.11.29"]\n; [Variation "Backgammon"]\n\n 5 point match')
+    assert not list(tmp_path.glob(".*.tmp"))  # written atomically, nothing left behind
+
+
+def test_convert_unreadable_source(tmp_path):
+    junk = tmp_path / "junk.txt"
+    junk.write_text("hello")
+    result = runner.invoke(app, ["convert", str(junk), str(tmp_path / "out.nrd")])
+    assert result.exit_code == 2 and "unknown format" in result.stderr
+    assert not (tmp_path / "out.nrd").exists()
