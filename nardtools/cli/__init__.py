@@ -63,16 +63,21 @@ def _fail(message: str, code: ExitCode = ExitCode.FINDINGS) -> typer.Exit:
     return typer.Exit(int(code))
 
 
-def _rules(name: str, settings: list[str] | None) -> Any:
-    from ..rules import find_ruleset
-
+def _options(settings: list[str] | None) -> dict[str, str]:
+    """``--set OPTION=VALUE`` items as a dict."""
     options = {}
     for item in settings or []:
         key, sep, value = item.partition("=")
         if not sep:
             raise _fail(f"--set expects OPTION=VALUE, got {item!r}", ExitCode.USAGE)
         options[key.strip()] = value.strip()
-    return find_ruleset(name).with_options(options)
+    return options
+
+
+def _rules(name: str, settings: list[str] | None) -> Any:
+    from ..rules import find_ruleset
+
+    return find_ruleset(name).with_options(_options(settings))
 
 
 def _position(text: str, ruleset: Any) -> Any:
@@ -289,12 +294,7 @@ def validate_command(
     from ..notation.validate import expand_paths, validate_paths
 
     err = Console(stderr=True)
-    options = {}
-    for item in settings or []:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise _fail(f"--set expects OPTION=VALUE, got {item!r}", ExitCode.USAGE)
-        options[key.strip()] = value.strip()
+    options = _options(settings)
     try:
         if rules or options:
             _rules(rules or "backgammon", settings)  # fail early on unknown names
@@ -362,7 +362,7 @@ def convert_command(
     from ..notation.validate import read_record
 
     fmt = to or (RecordFormat.mat if target.suffix.lower() == ".mat" else RecordFormat.nrd)
-    options = dict(item.partition("=")[::2] for item in settings or [])
+    options = _options(settings)
     try:
         replayed = replay_match(read_record(source), rules=rules, options=options)
     except NardtoolsError as e:

@@ -239,28 +239,10 @@ def write_mat(record: MatchRecord, plays: Mapping[int, str] | None = None) -> st
         out.append(f" Game {game.number}")
         left = f"{names[0]} : {game.score[0]}"
         out.append(f" {left:<31}{names[1]} : {game.score[1]}")
-        number = 0
-        row: list[str] = []
-        result: Action | None = None
-        for action in game.actions:
-            if action.kind is ActionKind.WIN:
-                result = action
-                continue
-            if action.kind is ActionKind.LOSE:
-                continue
-            text = _write_cell(action, (plays or {}).get(id(action)))
-            if action.player == 0 or not row:
-                if row:
-                    out.append(_row(number, row))
-                number += 1
-                row = [text] if action.player == 0 else ["", text]
-            else:
-                row.append(text)
-            if len(row) == 2:
-                out.append(_row(number, row))
-                row = []
-        if row:
-            out.append(_row(number, row))
+        for number, left_action, right_action in game.rows():
+            cells = [_write_cell(a, (plays or {}).get(id(a))) if a else "" for a in (left_action, right_action)]
+            out.append(_row(number, cells))
+        result = game.result
         if result is not None:
             unit = "point" if result.value == 1 else "points"
             tail = " and the match" if result.match_won else ""

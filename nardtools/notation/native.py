@@ -203,29 +203,17 @@ def write_native(record: MatchRecord, plays: dict[int, str] | None = None,
             tags = [(k, v) for k, v in tags if k != "Result"] + [("Result", results[id(game)])]
         lines = [f'[{k} "{v}"]' for k, v in _tags_in_order(tags)]
         lines.append("")
-        row: list[str] = []
-        number = 0
-        result: Action | None = None
-        for a in game.actions:
-            if a.kind is ActionKind.WIN:
-                result = a
-                continue
-            if a.kind is ActionKind.LOSE:
-                continue
-            if a.player == 0 or not row:
-                if row:
-                    lines.append(" ".join(row))
-                number += 1
-                row = [f"{number}."]
-            elif a.before:  # a comment before the second column opens a continuation row
-                lines.append(" ".join(row))
-                row = [f"{number}..."]
-            row.append(_action_text(a, plays))
-            if a.player == 1:
-                lines.append(" ".join(row))
-                row = []
-        if row:
+        for number, left_action, right_action in game.rows():
+            row = [f"{number}."]
+            if left_action:
+                row.append(_action_text(left_action, plays))
+            if right_action:
+                if left_action and right_action.before:  # a comment before the right cell
+                    lines.append(" ".join(row))  # opens a continuation row
+                    row = [f"{number}..."]
+                row.append(_action_text(right_action, plays))
             lines.append(" ".join(row))
+        result = game.result
         lines += [f"{{{c}}}" for c in game.closing]
         lines.append(_action_text(result, plays) if result else "*")
         blocks.append("\n".join(lines) + "\n")

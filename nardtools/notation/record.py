@@ -80,6 +80,20 @@ class GameRecord:
         wins = [a for a in self.actions if a.kind is ActionKind.WIN]
         return wins[-1] if wins else None
 
+    def rows(self) -> list[tuple[int, Action | None, Action | None]]:
+        """The actions laid out as numbered rows of a left (player 0) and a right
+        (player 1) cell, as both writers print them; results are left out."""
+        rows: list[tuple[int, Action | None, Action | None]] = []
+        for a in self.actions:
+            if a.kind in (ActionKind.WIN, ActionKind.LOSE):
+                continue
+            if a.player == 0 or not rows or rows[-1][2] is not None:
+                number = len(rows) + 1
+                rows.append((number, a, None) if a.player == 0 else (number, None, a))
+            else:
+                rows[-1] = (rows[-1][0], rows[-1][1], a)
+        return rows
+
 
 @dataclass
 class MatchRecord:
