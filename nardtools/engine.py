@@ -152,6 +152,10 @@ class _Turn:
         if self.block != "none" and not self._block_possible():
             self.block = "none"  # no six-block can be illegal this turn
         self.every_step = self.block != "none" and rules.block_check == "every-step"
+        # readings whose outcome depends on the order of steps, or that the
+        # compiled kernel does not implement, use the exhaustive reference search
+        self.ordered = not (self.every_step or self.caucasian or rules.hit_after_home
+                            or not rules.bar_first or not rules.move_inside_home)
         self.total_dice = len(roll.dice)
 
     @functools.cached_property
@@ -199,12 +203,17 @@ class _Turn:
         """Check one die ``d`` from point ``s``; ``(target, hit)`` or the violation."""
         if me[s] <= 0:
             return Violation.NO_CHECKER
-        if s != BAR and me[BAR] > 0:
+        rules = self.rules
+        if s != BAR and me[BAR] > 0 and rules.bar_first:
             return Violation.BAR_FIRST
         t = s - d
         if t >= 1:
             if self.blocked[t]:
                 return Violation.OPPONENT_POINT
+            if s <= 6 and not rules.move_inside_home:
+                return Violation.INSIDE_HOME
+            if rules.hit_after_home and self.blot[t] and t not in hits and not any(me[1:7]):
+                return Violation.NO_HIT
             if s == HEAD and self.long and self.start_head - me[HEAD] >= self.limit:
                 return Violation.HEAD
             if self.caucasian and me[t] > 0 and s in hitters and hitters.count(s) >= me[s]:
@@ -310,7 +319,7 @@ _Reach = dict[tuple[int, int], dict[_Key, _Steps]]
 
 def _generate(turn: _Turn) -> _Reach:
     """Every position reachable with any prefix of any order of the dice."""
-    if turn.every_step or turn.caucasian:
+    if not turn.ordered:
         return _generate_memo(turn)
     return _generate_ordered(turn)
 
@@ -392,7 +401,8 @@ def _generate_ordered(turn: _Turn) -> _Reach:
 
 def _generate_memo(turn: _Turn) -> _Reach:
     """Generation trying every order of the dice, memoising visited states; used
-    when the order matters (six-block checked after every step, Caucasian rule)."""
+    when the order matters (six-block checked after every step, the Caucasian
+    rule, hitting only once a checker is home) and for the rarer readings."""
     reach: _Reach = {}
     seen: set[object] = set()
     me = list(turn.position.mover)
@@ -520,7 +530,7 @@ class _KernelRows(Sequence[_Candidate]):
 
 def _legal(turn: _Turn, *, kernel: bool = True) -> Sequence[_Candidate]:
     """The legal ends of turn, from the kernel when it serves these rules."""
-    k = _load_kernel() if kernel and not (turn.every_step or turn.caucasian) else None
+    k = _load_kernel() if kernel and turn.ordered else None
     if k is not None:
         import numpy as np
 

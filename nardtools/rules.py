@@ -40,7 +40,6 @@ class Violation(str, enum.Enum):
     LARGER_DIE = "larger-die"
     HIT_AND_HIDE = "hit-and-hide"
     NO_HIT = "no-hitting"
-    ENTER_FIRST = "enter-all-first"
     INSIDE_HOME = "no-move-inside-home"
 
     def __str__(self) -> str:
@@ -64,7 +63,6 @@ _VIOLATION_TEXT = {
     Violation.LARGER_DIE: "when only one die can be played, the larger must be played if possible",
     Violation.HIT_AND_HIDE: "a checker that hit in its own home may not move on to cover itself (Caucasian rule)",
     Violation.NO_HIT: "no hitting until one of the mover's checkers has reached home",
-    Violation.ENTER_FIRST: "all checkers must enter before any entered checker moves",
     Violation.INSIDE_HOME: "checkers may not move inside the home",
 }
 
@@ -83,6 +81,7 @@ SCORING_TABLES: dict[str, dict[str, int]] = {
     "yellowclub": {"oin": 1, "mars": 2, "home-mars": 2, "koks": 3},
     "wikipedia": {"oin": 1, "mars": 2, "home-mars": 3},
     "wikipedia-old": {"oin": 1, "mars": 2, "koks": 3, "home-mars": 4},
+    "tricktrack": {"single": 1, "gammon": 2, "backgammon": 2},
 }
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -111,6 +110,13 @@ class Rules:
     game: GameKind = _opt(GameKind.BACKGAMMON, "board geometry: backgammon or long", "RULES.md")
     start: str = _opt("backgammon", "starting layout", "000 glossary, 001 list")
     hitting: bool = _opt(True, "a blot can be hit and sent to the bar", "004")
+    hit_after_home: bool = _opt(
+        False, "no hitting until one of the mover's checkers has reached its home", "002")
+    bar_first: bool = _opt(
+        True, "checkers off the board (on the bar) enter before any other checker moves; "
+        "no = entered checkers may move first (seed 002 says both)", "002, 004")
+    move_inside_home: bool = _opt(
+        True, "checkers may move from one home point to another (no = gul-bara)", "001 гюльбар")
     head_limit: int = _opt(0, "checkers that may leave the head (24) per turn; 0 = no limit", "000, 001, 003")
     head: str = _opt(
         "general", "first-turn head exception: general (whenever one head checker cannot "
@@ -331,5 +337,14 @@ for _rs in [
             "Doubling forbidden when either side already wins the match with the current cube."),
     Ruleset("gammon-site", _r(_BG, crawford=True), "004",
             "Cube to 64, Crawford, resignation at single/gammon/backgammon, koks x3."),
+    Ruleset("nackgammon", _r(_BG, start="nackgammon"), "000 glossary, 001",
+            "Backgammon from the nackgammon start: 2 on 24, 2 on 23, 4 on 13, 3 on 8, 4 on 6."),
+    Ruleset("hypergammon", _r(_BG, start="hypergammon"), "000 glossary, 001",
+            "Backgammon with three checkers each, on 24, 23 and 22."),
+    Ruleset("dutch", _r(_BG, start="tricktrack", hit_after_home=True, scoring="tricktrack"), "002",
+            "Dutch tricktrack: all checkers enter from off the board; no hitting before a "
+            "checker of one's own is home; 2 points if the loser has not started bearing "
+            "off, else 1.  --set bar-first=no for the reading that lets entered checkers move "
+            "before all have entered.", ("tricktrack", "dutch-tricktrack")),
 ]:
     register(_rs)
