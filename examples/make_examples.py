@@ -12,30 +12,35 @@ from pathlib import Path
 
 from nardtools import find_ruleset
 from nardtools.notation.mat import export_mat
+from nardtools.notation.native import export_native
 from nardtools.notation.replay import replay_match
 from nardtools.playout import random_match
 
 HERE = Path(__file__).resolve().parent
 
 ARCHIVES = [
-    # (folder, ruleset, match length, seed)
-    ("long-nardy", "long", 5, 1),
-    ("long-nardy", "nardionline", 7, 2),
-    ("long-nardy", "long-classic", 3, 3),
-    ("long-nardy", "play65-long", 5, 4),
-    ("long-nardy", "yellowclub", 5, 5),
-    ("backgammon", "backgammon", 5, 6),
+    # (folder, ruleset, match length, seed, format)
+    ("long-nardy", "long", 5, 1, "mat"),
+    ("long-nardy", "nardionline", 7, 2, "mat"),
+    ("long-nardy", "long-classic", 3, 3, "mat"),
+    ("long-nardy", "play65-long", 5, 4, "mat"),
+    ("long-nardy", "yellowclub", 5, 5, "mat"),
+    ("long-nardy", "arena", 3, 6, "nrd"),
+    ("backgammon", "backgammon", 5, 6, "mat"),
+    ("variants", "nackgammon", 3, 7, "mat"),
+    ("variants", "hypergammon", 3, 8, "mat"),
+    ("variants", "dutch", 3, 9, "nrd"),
 ]
 
 
 def main(out: Path = HERE) -> None:
-    for folder, ruleset, length, seed in ARCHIVES:
+    for folder, ruleset, length, seed, fmt in ARCHIVES:
         record = random_match(find_ruleset(ruleset), length, seed)
         replayed = replay_match(record, rules=ruleset)
         assert not replayed.errors, replayed.errors
-        path = out / folder / f"{ruleset}-{length}pt-seed{seed}.mat"
+        path = out / folder / f"{ruleset}-{length}pt-seed{seed}.{fmt}"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(export_mat(replayed), encoding="utf-8")
+        path.write_text(export_mat(replayed) if fmt == "mat" else export_native(replayed), encoding="utf-8")
         print(f"{path.relative_to(out)}: {len(record.games)} games")
 
 
