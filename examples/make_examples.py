@@ -30,6 +30,8 @@ ARCHIVES = [
     ("variants", "nackgammon", 3, 7, "mat"),
     ("variants", "hypergammon", 3, 8, "mat"),
     ("variants", "dutch", 3, 9, "nrd"),
+    ("variants", "gulbara", 3, 10, "nrd"),
+    ("variants", "crazy-gulbara", 3, 11, "nrd"),
 ]
 
 

@@ -110,3 +110,44 @@ class Roll:
 
 #: The 21 distinct rolls, doubles included, highest first.
 ALL_ROLLS: tuple[Roll, ...] = tuple(Roll(h, l) for h in range(6, 0, -1) for l in range(h, 0, -1))
+
+
+@dataclass(frozen=True, slots=True)
+class Dice:
+    """Dice to play that are not a whole roll: the unplayed part of a roll
+    passed to the opponent (gul-bara), or one double of crazy gul-bara's
+    sequence played twice.  It offers the same view as :class:`Roll`.
+
+    >>> Dice((5, 5)).dice, Dice((5, 5)).is_double, str(Dice((4,)))
+    ((5, 5), True, '4')
+    """
+
+    values: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.values) <= 4 or not all(1 <= v <= 6 for v in self.values):
+            raise InvalidPlayError(f"dice to play must be one to four values 1..6, got {self.values}")
+        object.__setattr__(self, "values", tuple(sorted(self.values, reverse=True)))
+
+    @property
+    def dice(self) -> tuple[int, ...]:
+        """The values, largest first."""
+        return self.values
+
+    @property
+    def is_double(self) -> bool:
+        """True when every value is the same (the order of play cannot matter)."""
+        return len(set(self.values)) == 1
+
+    @property
+    def high(self) -> int:
+        """The largest value."""
+        return self.values[0]
+
+    @property
+    def low(self) -> int:
+        """The smallest value."""
+        return self.values[-1]
+
+    def __str__(self) -> str:
+        return "".join(map(str, self.values))

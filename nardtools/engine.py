@@ -23,7 +23,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
-from .dice import Roll
+from .dice import Dice, Roll
 from .errors import IllegalPlayError
 from .play import Play, Step
 from .position import BAR, HEAD, OFF, GameKind, Position
@@ -122,6 +122,7 @@ class Judgement:
     message: str
     result: Position | None
     play: Play | None
+    dice_used: tuple[int, ...] = ()  # the dice the play used, in order (when it could be played)
 
     def __bool__(self) -> bool:
         return self.legal
@@ -133,9 +134,12 @@ class Judgement:
 class _Turn:
     """What one side's turn with one roll needs to know, computed once."""
 
-    def __init__(self, position: Position, roll: Roll, rules: Rules, first_turn: bool | None,
+    def __init__(self, position: Position, roll: Roll | Dice, rules: Rules, first_turn: bool | None,
                  limit: int | None = None) -> None:
         self.position, self.rules, self.roll = position, rules, roll
+        self.dice = roll.dice
+        self.double = roll.is_double
+        self.whole_roll = isinstance(roll, Roll)
         kind = self.kind = position.kind
         self.long = kind is GameKind.LONG
         opp = self.opp = position.opponent
@@ -156,7 +160,7 @@ class _Turn:
         # compiled kernel does not implement, use the exhaustive reference search
         self.ordered = not (self.every_step or self.caucasian or rules.hit_after_home
                             or not rules.bar_first or not rules.move_inside_home)
-        self.total_dice = len(roll.dice)
+        self.total_dice = len(self.dice)
 
     @functools.cached_property
     def blocked(self) -> list[bool]:
@@ -178,7 +182,7 @@ class _Turn:
         if not first_turn or rules.head == "none":
             return rules.head_limit
         if rules.head == "doubles-list":
-            ok = self.roll.is_double and self.roll.high in _FIRST_TURN_DOUBLES
+            ok = self.whole_roll and self.double and self.roll.high in _FIRST_TURN_DOUBLES
             return rules.head_limit + 1 if ok else rules.head_limit
         return rules.head_limit + 1  # general: decided after generation
 
@@ -345,7 +349,7 @@ def _generate_ordered(turn: _Turn) -> _Reach:
     # targets[d][s]: the point a die d takes a checker on s to; 0 = bear-off
     # (checked when it happens), -1 = closed.
     targets = {d: [-1] + [(s - d if s - d < 1 or not blocked[s - d] else -1) if s - d >= 1 else 0
-                          for s in range(1, 26)] for d in set(roll.dice)}
+                          for s in range(1, 26)] for d in set(turn.dice)}
 
     def moves(d: int, top: int = 24) -> list[tuple[int, int, bool]]:
         """Every single step with die ``d`` from the current ``me``, sources <= top."""
@@ -371,7 +375,7 @@ def _generate_ordered(turn: _Turn) -> _Reach:
         return out
 
     reach: _Reach = {(0, 0): {_key(me, hits): ()}}
-    double = roll.is_double
+    double = turn.double
     path: list[tuple[int, int, bool]] = []
 
     def dfs(dice: tuple[int, ...], depth: int, top: int) -> None:
@@ -394,7 +398,8 @@ def _generate_ordered(turn: _Turn) -> _Reach:
             me[s] += 1
             me[t] -= 1
 
-    for dice in ([roll.dice] if double else [(roll.high, roll.low), (roll.low, roll.high)]):
+    orders = [turn.dice] if double else list(dict.fromkeys(itertools.permutations(turn.dice)))
+    for dice in orders:
         dfs(dice, 0, BAR)
     return reach
 
@@ -416,7 +421,7 @@ def _generate_memo(turn: _Turn) -> _Reach:
     def visit(remaining: tuple[int, ...]) -> None:
         used = total - len(remaining)
         rank = (used, 0)
-        if used == 1 and not roll.is_double:  # which die was used
+        if used == 1 and not turn.double and total == 2:  # which die was used
             rank = (1, roll.high if remaining[0] != roll.high else roll.low)
         reach.setdefault(rank, {}).setdefault(_key(me, hits), tuple(steps))
         if not remaining:
@@ -447,7 +452,7 @@ def _generate_memo(turn: _Turn) -> _Reach:
                 if turn.caucasian:
                     hitters[:] = saved_hitters
 
-    visit(roll.dice)
+    visit(turn.dice)
     return reach
 
 
@@ -530,7 +535,7 @@ class _KernelRows(Sequence[_Candidate]):
 
 def _legal(turn: _Turn, *, kernel: bool = True) -> Sequence[_Candidate]:
     """The legal ends of turn, from the kernel when it serves these rules."""
-    k = _load_kernel() if kernel and turn.ordered else None
+    k = _load_kernel() if kernel and turn.ordered and turn.whole_roll else None
     if k is not None:
         import numpy as np
 
@@ -550,7 +555,8 @@ def _legal(turn: _Turn, *, kernel: bool = True) -> Sequence[_Candidate]:
     return _select(turn, _generate(turn))
 
 
-def legal_plays(position: Position, roll: Roll, rules: Rules, *, first_turn: bool | None = None) -> LegalPlays:
+def legal_plays(position: Position, roll: Roll | Dice, rules: Rules, *,
+                first_turn: bool | None = None) -> LegalPlays:
     """All legal plays for ``roll``: one per distinct resulting position.
 
     ``first_turn`` says whether this is the side's first turn of the game (it
@@ -622,7 +628,7 @@ class _Attempt:
     def __init__(self, turn: _Turn) -> None:
         self.turn = turn
         self.failure: tuple[int, Violation, str] | None = None
-        self.success: tuple[list[int], list[int], list[Step], int] | None = None
+        self.success: tuple[list[int], list[int], list[Step], list[int]] | None = None
 
     def fail(self, depth: int, violation: Violation, where: str) -> None:
         if self.failure is None or depth > self.failure[0]:
@@ -648,16 +654,16 @@ class _Attempt:
             if turn.every_step and not turn.block_ok(me):
                 self.fail(len(done), Violation.SIX_BLOCK, str(done[-1]))
                 return False
-        self.success = (me, hits, done, len(segments))
+        self.success = (me, hits, done, [d for _, d, _ in segments])
         return True
 
     def search(self, written: Sequence[Step]) -> bool:
         """Try the moves as written, then every other order of their segments;
         first without hits inside combined moves, then with them."""
-        cuts = _decompositions(written, self.turn.roll.dice)
+        cuts = _decompositions(written, self.turn.dice)
         if not cuts:
             bad = next((w for i, w in enumerate(written)
-                        if not _decompositions(written[:i + 1], self.turn.roll.dice)), written[-1])
+                        if not _decompositions(written[:i + 1], self.turn.dice)), written[-1])
             self.fail(0, Violation.NO_SUCH_DIE, str(bad))
             return False
         for strict in (True, False):
@@ -673,7 +679,7 @@ class _Attempt:
         return False
 
 
-def check_play(position: Position, roll: Roll, play: Play | str, rules: Rules, *,
+def check_play(position: Position, roll: Roll | Dice, play: Play | str, rules: Rules, *,
                first_turn: bool | None = None) -> Judgement:
     """Judge one play, naming the rule that fired when it is illegal.
 
@@ -695,7 +701,8 @@ def check_play(position: Position, roll: Roll, play: Play | str, rules: Rules, *
         _, violation, where = attempt.failure
         return _illegal(violation, where, position, roll, play, rules)
     assert attempt.success is not None
-    me, hits, done, used = attempt.success
+    me, hits, done, dice_used = attempt.success
+    used = len(dice_used)
     result = turn.result(me, hits)
     canonical = Play(tuple(done))
     if not turn.block_ok(me):
@@ -714,10 +721,10 @@ def check_play(position: Position, roll: Roll, play: Play | str, rules: Rules, *
             else:
                 violation = Violation.LARGER_DIE
             return _illegal(violation, "", position, roll, canonical, rules, result)
-    return Judgement(True, None, "legal", result, canonical)
+    return Judgement(True, None, "legal", result, canonical, tuple(dice_used))
 
 
-def _illegal(violation: Violation, where: str, position: Position, roll: Roll, play: Play,
+def _illegal(violation: Violation, where: str, position: Position, roll: Roll | Dice, play: Play,
              rules: Rules, result: Position | None = None) -> Judgement:
     at = f" at {where}" if where else ""
     message = f"illegal play {str(play) or '(no move)'!r} with {roll}{at}: {violation.describe()} [{violation}]"
@@ -752,7 +759,7 @@ def physical_result(position: Position, play: Play) -> Position | None:
     return Position(kind, tuple(opp), tuple(me), 1 - position.player)
 
 
-def apply_play(position: Position, roll: Roll, play: Play | str, rules: Rules, *,
+def apply_play(position: Position, roll: Roll | Dice, play: Play | str, rules: Rules, *,
                first_turn: bool | None = None) -> Position:
     """The position after a legal play; raises :class:`IllegalPlayError` otherwise.
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from .dice import Roll
+from .dice import Dice, Roll
 from .engine import LegalPlays, check_play, legal_plays
 from .errors import GameStateError, IllegalPlayError
 from .outcome import BACKGAMMON_KINDS, LONG_KINDS, Ending, Outcome, OutcomeKind, classify, points_for
@@ -55,7 +55,7 @@ class Event:
 
     player: int
     action: str  # opening, roll, play, double, take, drop, beaver, resign, accept, reject
-    roll: Roll | None = None
+    roll: Roll | Dice | None = None
     play: Play | None = None
     note: str = ""
 
@@ -78,7 +78,7 @@ class Game:
     phase: Phase = Phase.OPENING
     cube: int = 1
     cube_owner: int | None = None
-    dice: Roll | None = None
+    dice: Roll | Dice | None = None
     outcome: Outcome | None = None
     turns_played: list[int] = field(default_factory=lambda: [0, 0])
     history: list[Event] = field(default_factory=list)
@@ -86,6 +86,12 @@ class Game:
     _pending: Outcome | None = None
     _resumed: Phase = Phase.ROLL
     _doubler: int = 0
+    _rolled: Roll | None = None  # the last roll
+    _sequence: list[Dice] = field(default_factory=list)  # crazy gul-bara: doubles still to play
+    _left: list[int] = field(default_factory=list)  # dice the mover could not play
+    _owed: list[Dice] = field(default_factory=list)  # of those, still to be played by the opponent
+    _remainder_turn: bool = False
+    _counted: bool = False
 
     def __post_init__(self) -> None:
         self.rules: Rules = self.ruleset.rules if isinstance(self.ruleset, Ruleset) else self.ruleset
@@ -97,6 +103,12 @@ class Game:
     def on_roll(self) -> int:
         """The player whose turn it is (0 = X, 1 = O)."""
         return self.position.player
+
+    @property
+    def carried_over(self) -> bool:
+        """True when the dice to play were not just rolled: the rest of a crazy
+        gul-bara sequence, or the opponent's share of unplayable dice."""
+        return self.phase is Phase.PLAY and (self._counted or self._remainder_turn)
 
     @property
     def is_money(self) -> bool:
@@ -147,7 +159,8 @@ class Game:
             self.position = self.position.flip()
         self.history.append(Event(starter, "opening", Roll(die_x, die_o)))
         if self.rules.opening == "play-opening-dice":
-            self.dice = Roll(die_x, die_o)
+            self.dice = self._rolled = Roll(die_x, die_o)
+            self._counted = False
             self.phase = Phase.PLAY
         else:
             self.phase = Phase.ROLL
@@ -165,8 +178,18 @@ class Game:
         if self.phase is Phase.OPENING:
             raise GameStateError("the game starts with the opening throw (opening_roll) or start()")
         self._need(Phase.ROLL)
-        self.dice = Roll(d1, d2)
-        self.history.append(Event(self.on_roll, "roll", self.dice))
+        roll = Roll(d1, d2)
+        self.history.append(Event(self.on_roll, "roll", roll))
+        self._rolled = roll
+        self._counted = False
+        self._left = []
+        self.dice = roll
+        crazy = self.rules.crazy_doubles
+        if roll.is_double and crazy != "none":
+            # crazy gul-bara: the double, then every higher double up to 6-6
+            times = 2 if crazy == "twice" else 4
+            self._sequence = [Dice((v,) * times) for v in range(roll.high, 7)]
+            self.dice = self._sequence.pop(0)
         self.phase = Phase.PLAY
 
     def play(self, play: Play | str) -> None:
@@ -187,14 +210,55 @@ class Game:
         self.history.append(Event(player, "play", self.dice, j.play,
                                   note="" if j.legal else f"condoned: {j.violation}"))
         self.position = j.result
-        self.turns_played[player] += 1
+        if not self._remainder_turn and not self._counted:  # the first play of a turn
+            self.turns_played[player] += 1
+            self._counted = True
+        left = list(self.dice.dice)
+        for d in j.dice_used:
+            left.remove(d)
         self.dice = None
         loser = self.position.mover
         if sum(self.position.opponent[1:26]) == 0:  # the player who just moved is done
-            kind = classify(loser, self.rules)
-            self._finish(player, kind, Ending.BEAR_OFF)
-        else:
-            self.phase = Phase.ROLL
+            self._finish(player, classify(loser, self.rules), Ending.BEAR_OFF)
+            return
+        self.phase = Phase.ROLL
+        self._next_dice(left)
+
+    def _next_dice(self, left: list[int]) -> None:
+        """After a play: what is played next, and by whom (gul-bara's rules).
+
+        The mover plays the rest of a crazy sequence; dice it could not play
+        go to the opponent when the ``remainder`` option says so, played after
+        the mover's sequence, one number at a time; a roll played in full
+        earns another roll under ``double-reroll``."""
+        if self._remainder_turn:
+            if self._owed:
+                self._offer(self._owed.pop(0), same_side=True)
+                return
+            self._remainder_turn = False
+            self.position = self.position.flip()  # the side that played the remainder now rolls
+            return
+        if self.rules.remainder == "opponent":
+            self._left += left
+        if self._sequence:
+            self._offer(self._sequence.pop(0), same_side=True)
+            return
+        if self._left:
+            values = sorted(self._left)
+            self._owed = [Dice(tuple(values[i:i + 4])) for i in range(0, len(values), 4)]
+            self._left = []
+            self._remainder_turn = True
+            self._offer(self._owed.pop(0), same_side=False)
+            return
+        rolled = self._rolled
+        if self.rules.double_reroll and rolled is not None and rolled.is_double and not left:
+            self.position = self.position.flip()  # played in full: the same side rolls again
+
+    def _offer(self, dice: Dice, *, same_side: bool) -> None:
+        if same_side:
+            self.position = self.position.flip()  # play() handed the turn over; take it back
+        self.dice = dice
+        self.phase = Phase.PLAY
 
     def double(self) -> None:
         """The side on roll offers a double (даве)."""
@@ -280,7 +344,7 @@ class Game:
             raise GameStateError(f"not possible in phase {self.phase} (needs {phase})")
 
     def _first_turn(self) -> bool:
-        return self.turns_played[self.on_roll] == 0
+        return self.turns_played[self.on_roll] == 0 and not self._remainder_turn
 
     def _single(self) -> OutcomeKind:
         return OutcomeKind.OIN if self.rules.is_long else OutcomeKind.SINGLE

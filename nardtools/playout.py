@@ -151,6 +151,8 @@ def random_match(ruleset: Ruleset, length: int, seed: int, *, players: tuple[str
                     break
             game.roll(rng.randint(1, 6), rng.randint(1, 6))
             _record_play(game, grec, rng)
+            while game.phase is Phase.PLAY:  # gul-bara: a crazy sequence, or the opponent's remainder
+                _record_play(game, grec, rng)
         assert game.outcome is not None
         match.finish(game)
         grec.actions.append(Action(game.outcome.winner, ActionKind.WIN, 0, 0, value=game.outcome.points,
@@ -163,6 +165,10 @@ def _record_play(game: Game, grec: "GameRecord", rng: random.Random) -> None:
 
     plays = game.legal_plays()
     choice = plays[rng.randrange(len(plays))]
-    player, dice = game.on_roll, game.dice
+    player, dice, carried, rolled = game.on_roll, game.dice, game.carried_over, game._rolled
     game.play(choice.play)
-    grec.actions.append(Action(player, ActionKind.ROLL, 0, 0, roll=dice, play=str(choice.play)))
+    if carried:
+        assert dice is not None
+        grec.actions.append(Action(player, ActionKind.ROLL, 0, 0, play=str(choice.play), part=dice.dice))
+    else:
+        grec.actions.append(Action(player, ActionKind.ROLL, 0, 0, roll=rolled, play=str(choice.play)))

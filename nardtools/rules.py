@@ -94,6 +94,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "koks": ("start-quarter", "head", "none"),
     "scoring": tuple(SCORING_TABLES),
     "start": tuple(LAYOUTS),
+    "remainder": ("lost", "opponent"),
+    "crazy-doubles": ("none", "twice", "four-times"),
 }
 
 
@@ -117,6 +119,12 @@ class Rules:
         "no = entered checkers may move first (seed 002 says both)", "002, 004")
     move_inside_home: bool = _opt(
         True, "checkers may move from one home point to another (no = gul-bara)", "001 гюльбар")
+    remainder: str = _opt(
+        "lost", "dice that cannot be played are lost, or played by the opponent (gul-bara)", "001 гюльбар")
+    double_reroll: bool = _opt(False, "a double played in full earns another roll (gul-bara)", "001 гюльбар")
+    crazy_doubles: str = _opt(
+        "none", "after a double every higher double up to 6-6 is played too: each number twice "
+        "(the seed's text), four times (the common form), or none", "001 бешеный гюльбар")
     head_limit: int = _opt(0, "checkers that may leave the head (24) per turn; 0 = no limit", "000, 001, 003")
     head: str = _opt(
         "general", "first-turn head exception: general (whenever one head checker cannot "
@@ -322,6 +330,16 @@ for _rs in [
             ("wikipedia",)),
     Ruleset("wikipedia-long-old", _r(_LONG, scoring="wikipedia-old", koks="head"), "001 Wikipedia (older copy)",
             "The older Wikipedia copy: mars 2, koks 3, home mars 4."),
+    Ruleset("gulbara", _r(_LONG, move_inside_home=False, bear_off="exact", remainder="opponent",
+                          double_reroll=True), "001 гюльбар",
+            "Gul-bara on the Long Nardy board: unplayable dice go to the opponent, a double "
+            "played in full earns another roll, no moves inside the home, exact bear-off.",
+            ("gul-bara",)),
+    Ruleset("crazy-gulbara", _r(_LONG, move_inside_home=False, bear_off="exact", remainder="opponent",
+                                double_reroll=True, crazy_doubles="twice"), "001 бешеный гюльбар",
+            "Crazy gul-bara: after a double every higher double up to 6-6 is played, each number "
+            "twice as the seed says (--set crazy-doubles=four-times for the common form).",
+            ("crazy-gul-bara",)),
     Ruleset("play65", _r(_BG, beaver=True), "001 Play65",
             "Backgammon on Play65: cube to 64, beaver, mars x2, koks x3."),
     Ruleset("wikipedia-backgammon", _BG, "001 Wikipedia", "Backgammon per Wikipedia: 1/2/3."),

@@ -76,3 +76,74 @@ def test_variant_games_play_to_the_end(ruleset, layout):
         total = sum(Position.start(layout).mover)
         assert all(sum(t.result.mover) == total == sum(t.result.opponent) for t in turns)
         assert turns[-1].result.is_finished()
+
+
+# --- gul-bara (seed 001) -------------------------------------------------------
+
+from nardtools.dice import Dice  # noqa: E402
+from nardtools.game import Game, Phase  # noqa: E402
+from nardtools.notation.native import read_native  # noqa: E402
+from nardtools.notation.replay import replay_match  # noqa: E402
+
+
+def test_gulbara_unplayable_dice_are_played_by_the_opponent():
+    # «недоигранные ходы должен сделать соперник»: X's 6-6 from the start plays only
+    # 24/18(2) (the opponent's head stops 18/12), so O plays the other two sixes ...
+    g = Game(find_ruleset("gulbara"))
+    g.start(0)
+    g.roll(6, 6)
+    g.play("24/18(2)")
+    assert (g.phase, g.on_roll, g.dice, g.carried_over) == (Phase.PLAY, 1, Dice((6, 6)), True)
+    # this is not O's first turn, so one head checker only: 24/18, and 18/12 is X's head
+    assert [str(p.play) for p in g.legal_plays()] == ["24/18"]
+    g.play("24/18")
+    # ... the six O cannot play is lost (it does not go back), and O takes its own turn
+    assert (g.phase, g.on_roll) == (Phase.ROLL, 1)
+    standard = Game(find_ruleset("long"))
+    standard.start(0)
+    standard.roll(6, 6)
+    standard.play("24/18(2)")
+    assert (standard.phase, standard.on_roll) == (Phase.ROLL, 1)  # elsewhere the sixes are lost
+
+
+def test_gulbara_a_double_played_in_full_earns_another_roll():
+    g = Game(find_ruleset("gulbara"))
+    g.start(0)
+    g.roll(5, 5)
+    g.play("24/4")  # «если игрок смог сделать все 4 хода, то он бросает кости снова»
+    assert (g.phase, g.on_roll) == (Phase.ROLL, 0)
+    g.roll(3, 1)
+    g.play("24/20")
+    assert (g.phase, g.on_roll) == (Phase.ROLL, 1)
+
+
+@pytest.mark.parametrize("times, expected", [
+    ("twice", [(4, 4), (5, 5), (6, 6)]),  # the seed: 4, 4, 5, 5, 6, 6
+    ("four-times", [(4,) * 4, (5,) * 4, (6,) * 4]),
+])
+def test_crazy_gulbara_plays_every_higher_double(times, expected):
+    g = Game(find_ruleset("crazy-gulbara").rules.with_options({"crazy-doubles": times}))
+    g.start(0)
+    g.roll(4, 4)
+    seen = []
+    while g.phase is Phase.PLAY and g.on_roll == 0:
+        seen.append(g.dice.dice)
+        g.play(g.legal_plays()[0].play)
+    assert seen == expected
+
+
+def test_gulbara_record_with_carried_dice_validates_and_misorder_is_reported():
+    text = '''[Game "long"]
+[Ruleset "gulbara"]
+[Result "*"]
+
+1. X 66: 24/18(2) O +66: 24/18
+2. O 55: 24/4
+3. O 31: 24/20
+*
+'''
+    r = replay_match(read_native(text, "g.nrd"))
+    assert r.errors == [] and len(r.games[0].turns) == 4
+    wrong = text.replace("O +66: 24/18", "O +55: 24/14")
+    (err,) = replay_match(read_native(wrong, "g.nrd")).errors
+    assert err.rule == "turn-order" and "black plays +66" not in err.message and "+66" in err.message

@@ -139,8 +139,14 @@ def _actions(nodes: Sequence[Any], chunk: str, first_line: int) -> tuple[list[Ac
             actions[-1] = dataclasses.replace(actions[-1], variations=actions[-1].variations + (tuple(alternative),))
         elif kind == "roll":
             side, dice, play = node[2], node[3], node[4]
-            d1, d2 = int(dice[0]), int(dice[1])
             play_col = col + chunk[loc:].find(dice) + len(dice) + 1
+            if dice.startswith("+"):  # dice carried over: a crazy sequence, or a remainder
+                part = tuple(sorted((int(c) for c in dice[1:-1]), reverse=True))
+                actions.append(Action(_SIDES[side], ActionKind.ROLL, line, col, number, None, play,
+                                      play_col, part=part, before=tuple(pending)))
+                pending = []
+                continue
+            d1, d2 = int(dice[0]), int(dice[1])
             kind_ = ActionKind.RESIGN if play == "????" else ActionKind.ROLL  # rolled, then resigned
             actions.append(Action(_SIDES[side], kind_, line, col, number, Roll(d1, d2),
                                   None if play == "????" else play, play_col, dice_order=(d1, d2),
@@ -173,7 +179,10 @@ def _action_text(a: Action, plays: dict[int, str]) -> str:
     parts = [f"{{{c}}}" for c in a.before]
     if a.kind is ActionKind.ROLL:
         play = plays.get(id(a), a.play or "")
-        dice = f"{a.dice_order[0]}{a.dice_order[1]}" if a.dice_order else str(a.roll)
+        if a.part:
+            dice = "+" + "".join(map(str, a.part))
+        else:
+            dice = f"{a.dice_order[0]}{a.dice_order[1]}" if a.dice_order else str(a.roll)
         parts.append(f"{side} {dice}: {play or '-'}")
     elif a.kind is ActionKind.WIN:
         unit = "point" if a.value == 1 else "points"

@@ -27,7 +27,7 @@ STRING = pp.QuotedString('"', esc_char="\\").set_name("quoted value")
 TAG = (pp.Suppress("[") + NAME + STRING + pp.Suppress("]")).set_name("tag").add_parse_action(_node("tag"))
 
 SIDE = pp.Regex(r"[XO](?![\w])").set_name("side X or O")
-DICE = pp.Regex(r"[1-6][1-6]:").set_name("dice such as 64:")
+DICE = pp.Regex(r"[1-6][1-6]:|\+[1-6]{1,4}:").set_name("dice such as 64: (or +5: for dice carried over)")
 SUBMOVE = pp.Regex(
     r"(?:bar|b|\d{1,2})(?:/(?:off|o|\d{1,2})\*?)+(?:\([1-4]\))?(?![\w/])", re.IGNORECASE
 ).set_name("move such as 24/18")

@@ -56,6 +56,8 @@ class Action:
     value: int = 0  # cube value offered, or points won/lost
     match_won: bool = False
     dice_order: tuple[int, int] | None = None  # dice as written (for round trips)
+    part: tuple[int, ...] = ()  # dice that are not a new roll: the rest of a crazy sequence,
+    #                             or the opponent's unplayed dice (gul-bara); written "+55:"
     note: str = ""  # the outcome kind written with a result, e.g. "mars"
     before: tuple[str, ...] = ()  # comments before the action
     after: tuple[str, ...] = ()  # comments after it

@@ -216,7 +216,13 @@ def _run(actions: list[Action], game: Game, out: ReplayedGame, problem: Any, rec
                 if game.phase is Phase.OPENING:
                     game.start(a.player)
                 started = True
-            if a.kind is ActionKind.ROLL or (a.kind is ActionKind.RESIGN and a.roll):
+            if a.kind is ActionKind.ROLL and a.part:
+                _part(a, game, out, problem, record)
+            elif a.kind is ActionKind.ROLL or (a.kind is ActionKind.RESIGN and a.roll):
+                if game.phase is Phase.PLAY:
+                    problem(a, "turn-order", f"a new roll, but {_player(record, game.on_roll)} must first "
+                            f"play +{game.dice} (dice carried over)")
+                    return True
                 _roll(a, nxt, game, out, problem, record)
             elif a.kind is ActionKind.DOUBLE:
                 if game.phase is Phase.ROLL and game.on_roll != a.player:
@@ -283,6 +289,28 @@ def _roll(a: Action, nxt: Action | None, game: Game, out: ReplayedGame, problem:
     if event.note.startswith("condoned"):
         problem(a, event.note.split(": ")[1], f"illegal play {a.play!r} applied ({event.note})",
                 col=a.play_col, legal=legal())
+    assert event.play is not None
+    out.turns.append(ReplayedTurn(a, before, game.position, event.play, not event.note))
+
+
+def _part(a: Action, game: Game, out: ReplayedGame, problem: Any, record: MatchRecord) -> None:
+    """A play of dice carried over (``+55:``): the rest of a crazy sequence, or
+    the opponent's share of unplayable dice (gul-bara)."""
+    expected = game.dice.dice if game.phase is Phase.PLAY and game.dice is not None else None
+    if expected != a.part or game.on_roll != a.player:
+        due = (f"{_player(record, game.on_roll)} plays +{''.join(map(str, expected))}" if expected
+               else f"{_player(record, game.on_roll)} rolls")
+        problem(a, "turn-order", f"{_player(record, a.player)} plays +{''.join(map(str, a.part))}, "
+                f"but {due} next")
+        raise _Stop
+    before = game.position
+    try:
+        game.play(a.play or "")
+    except (InvalidPlayError, IllegalPlayError) as e:
+        rule = str(e.violation) if isinstance(e, IllegalPlayError) else "syntax"
+        problem(a, rule, str(e).split(" in position ")[0] + f"; position {before}", col=a.play_col)
+        raise _Stop from None
+    event = game.history[-1]
     assert event.play is not None
     out.turns.append(ReplayedTurn(a, before, game.position, event.play, not event.note))
 
