@@ -97,3 +97,18 @@ def test_gnubg_imports_every_export(tmp_path):
         ours.write_text(export_mat(replay_match(read_mat_file(path))))
         imported = gnubg_import(ours)
         assert "Invalid move" not in imported and "WARNING" not in imported, path
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon is absent")
+@pytest.mark.parametrize("name", ["nackgammon-3pt-seed7.mat", "hypergammon-3pt-seed8.mat",
+                                  "../backgammon/backgammon-5pt-seed6.mat"])
+def test_gnubg_imports_the_variant_examples(tmp_path, name):
+    path = HERE.parent / "examples" / "variants" / name
+    copy = tmp_path / "x.mat"
+    copy.write_bytes(path.read_bytes())
+    imported = gnubg_import(copy)
+    assert "WARNING" not in imported and "Invalid move" not in imported
+    replayed = replay_match(read_mat_file(path))
+    games = sum(g.complete for g in replayed.games)
+    assert f"after {games} game" in score_line(imported)
