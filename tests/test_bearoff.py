@@ -1,0 +1,122 @@
+"""One-sided bear-off databases: every reference number of RACE.md section 5,
+and GNU Backgammon's own 6-point database position by position (optional)."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nardtools.analysis.bearoff import PIPS_PER_ROLL, BearoffDatabase, position_count, position_index
+
+GNUBG_OS = Path("/usr/share/gnubg/gnubg_os0.bd")
+
+
+@pytest.fixture(scope="module")
+def db6(tmp_path_factory) -> BearoffDatabase:
+    return BearoffDatabase.cached(6, tmp_path_factory.mktemp("cache"))
+
+
+def test_v1_seret_position_a(db6):
+    dist = db6.distribution((1, 0, 0, 5, 0, 1))
+    assert [round(100 * x, 2) for x in dist[2:8]] == [0.69, 15.37, 27.54, 48.40, 7.84, 0.16]
+    assert db6.mean_rolls((1, 0, 0, 5, 0, 1)) == pytest.approx(4.478168, abs=1e-6)
+
+
+def test_v2_v4_v5_v7(db6):
+    assert db6.mean_rolls((0, 1, 2, 3, 4, 5)) == pytest.approx(9.471416, abs=1e-6)      # Woolsey
+    assert db6.mean_rolls((2, 3, 4, 3, 2, 1)) == pytest.approx(7.481773, abs=1e-6)      # Eide
+    assert db6.mean_rolls((3, 3, 3, 2, 2, 2)) == pytest.approx(7.555030, abs=1e-6)
+    assert db6.wastage((0, 0, 0, 0, 0, 8)) - db6.wastage((0, 0, 0, 1, 4, 4)) == pytest.approx(1.486, abs=1e-3)
+    # V7 "about 7 rolls, EPC almost exactly 57": 342/49 rounded; exactly 57 - 6^-8 (V8)
+    assert db6.mean_rolls((15, 0, 0, 0, 0, 0)) == pytest.approx(342 / 49, abs=1e-6)
+    assert db6.epc((15, 0, 0, 0, 0, 0)) == pytest.approx(57.0 - 6.0 ** -8, abs=1e-12)
+
+
+def test_v3_minimum_wastage_boards(db6):
+    # Eide's table: the least wastage at a given pip count (digits 1-point .. 6-point)
+    for board, wastage in [((0, 0, 0, 0, 1, 0), 4.30), ((0, 0, 0, 0, 0, 1), 4.21),
+                           ((0, 0, 0, 0, 0, 2), 5.23), ((0, 0, 0, 1, 2, 2), 5.89),
+                           ((0, 0, 0, 2, 3, 3), 6.53)]:
+        assert db6.wastage(board) == pytest.approx(wastage, abs=0.01)
+
+
+def test_v6_two_checkers_off_in_one_roll(db6):
+    published = {(1, 1): 36, (1, 2): 36, (1, 3): 34, (1, 4): 29, (2, 2): 26, (2, 3): 25, (1, 5): 23,
+                 (2, 4): 23, (2, 5): 19, (3, 3): 17, (3, 4): 17, (1, 6): 15, (3, 5): 14, (2, 6): 13,
+                 (4, 4): 11, (3, 6): 10, (4, 5): 10, (4, 6): 8, (5, 5): 6, (5, 6): 6, (6, 6): 4}
+    for (a, b), ways in published.items():
+        board = [0] * 6
+        board[a - 1] += 1
+        board[b - 1] += 1
+        assert round(36 * db6.distribution(board)[1]) == ways, (a, b)
+
+
+def test_v8_epc_rule_on_the_ace_point(db6):
+    for n in range(1, 9):
+        exact = 7 * n + 1 - (-1 / 6) ** n
+        for checkers in (2 * n - 1, 2 * n)[: 1 if n == 8 else 2]:  # at most 15 checkers
+            assert db6.epc((checkers, 0, 0, 0, 0, 0)) == pytest.approx(exact, abs=1e-9)
+
+
+def test_v10_and_index_order(db6):
+    assert len(db6) == position_count(6) == 54_264
+    assert [position_index(b, 6) for b in [(0, 0, 0, 0, 1, 0), (0, 0, 0, 0, 0, 2), (0, 0, 0, 0, 0, 3),
+                                           (4, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 15)]] == [5, 27, 83, 84, 54263]
+
+
+def test_known_bad_manual_number_is_not_reproduced(db6):
+    # RACE.md 5.2: the gnubg manual's 2.189 rolls for (5,4,0,0,0,0) is wrong; 4.410129 is right
+    assert db6.mean_rolls((5, 4, 0, 0, 0, 0)) == pytest.approx(4.410129, abs=1e-6)
+
+
+def test_gammon_distribution_sanity(db6):
+    # RACE.md 2: one checker on 6 against fifteen on 6: P(win gammon) = 127/144
+    theirs = db6.index((0, 0, 0, 0, 0, 15))
+    mine = db6.distribution((0, 0, 0, 0, 0, 1))
+    g = db6.gammon_dist[theirs]
+    p = sum(mine[i] * g[i:].sum() for i in range(len(mine)))
+    assert p == pytest.approx(127 / 144, abs=1e-12)
+    assert all(db6.gammon_dist[i][0] == 1.0 for i in (0, 1, 100))  # fewer than 15: already off
+
+
+def test_cache_rebuilds_a_corrupt_file(tmp_path):
+    db = BearoffDatabase.cached(3, tmp_path)
+    path = next(tmp_path.glob("bearoff-3pt-*.npz"))
+    path.write_bytes(b"not a database")
+    again = BearoffDatabase.cached(3, tmp_path)
+    assert np.array_equal(db.mean, again.mean)
+
+
+def read_gnubg_one_sided(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """gnubg's compressed one-sided file (RACE.md 1.1): distributions and gammon ones."""
+    data = path.read_bytes()
+    header = data[:40].decode("ascii", "replace")
+    assert header.startswith("gnubg-OS-06-15-1-1"), header
+    n = 54_264
+    index = data[40:40 + 8 * n]
+    body = np.frombuffer(data[40 + 8 * n:], dtype="<u2")
+    dist = np.zeros((n, 32))
+    gammon = np.zeros((n, 32))
+    for i in range(n):
+        offset, nz, ioff, nzg, ioffg = struct.unpack_from("<IBBBB", index, 8 * i)
+        dist[i, ioff:ioff + nz] = body[offset:offset + nz]
+        gammon[i, ioffg:ioffg + nzg] = body[offset + nz:offset + nz + nzg]
+    return dist / 65535, gammon / 65535
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(not GNUBG_OS.exists(), reason="GNU Backgammon's gnubg_os0.bd is absent")
+def test_equals_gnubg_database_on_every_position(db6):
+    """All 54,264 positions, every probability of both distributions."""
+    dist, gammon = read_gnubg_one_sided(GNUBG_OS)
+    ours = BearoffDatabase.build(6, policy="gnubg")
+    assert np.abs(ours.dist[:, :32] - dist).max() < 2e-4
+    assert np.abs(ours.gammon_dist[:, :32] - gammon).max() < 2e-4
+    assert np.abs(ours.dist[:, 32:]).max() < 1e-12  # nothing beyond 31 rolls at 6 points
+    # The exact policy differs from gnubg's only where two plays' means are
+    # closer than gnubg's 16-bit resolution: the means still agree.
+    assert np.abs(db6.mean - (dist * np.arange(32)).sum(axis=1)).max() < 5e-4  # 16-bit tables
+    assert np.abs(db6.gammon_dist[:, :32] - gammon).max() < 2e-4
