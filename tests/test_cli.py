@@ -15,12 +15,12 @@ from nardtools.cli import app
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
-COMMANDS = ["rules", "moves", "check", "selfplay", "validate", "convert"]
+COMMANDS = ["rules", "moves", "check", "selfplay", "validate", "convert", "pips", "bearoff"]
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", COMMANDS + ["bearoff build", "bearoff show"])
 def test_help_on_every_command(command):
-    result = runner.invoke(app, [command, "--help"])
+    result = runner.invoke(app, [*command.split(), "--help"])
     assert result.exit_code == 0
     assert "Usage" in result.output
 
@@ -136,3 +136,27 @@ def test_convert_unreadable_source(tmp_path):
     result = runner.invoke(app, ["convert", str(junk), str(tmp_path / "out.nrd")])
     assert result.exit_code == 2 and "unknown format" in result.stderr
     assert not (tmp_path / "out.nrd").exists()
+
+
+def test_pips_shows_counts_and_epc(tmp_path, monkeypatch):
+    monkeypatch.setenv("NARDTOOLS_CACHE", str(tmp_path))
+    result = runner.invoke(app, ["pips", "XGID=-CDB------------------cdc-:1:-1:1:52:3:1:0:5:10"])
+    assert result.exit_code == 0
+    assert "on roll   17 pips, EPC" in result.output
+    assert "Thorp: L = 35 (x1.1 = 38.5), T = 40: redouble, take" in result.output
+    data = json.loads(runner.invoke(app, ["pips", "start", "--no-epc", "-f", "json"]).output)
+    assert [s["pips"] for s in data["sides"]] == [167, 167] and len(data["counts"]) == 5
+
+
+def test_pips_of_a_recorded_turn():
+    record = ROOT / "tests" / "fixtures" / "gnubg-standard-5-90001.mat"
+    result = runner.invoke(app, ["pips", str(record), "--game", "2", "--turn", "3", "--no-epc"])
+    assert result.exit_code == 0 and result.output.startswith("backgammon X ")
+
+
+def test_bearoff_show(tmp_path, monkeypatch):
+    monkeypatch.setenv("NARDTOOLS_CACHE", str(tmp_path))
+    result = runner.invoke(app, ["bearoff", "show", "5,4,0,0,0,0"])
+    assert result.exit_code == 0
+    assert "mean rolls 4.410129; EPC = 49/6 x mean = 36.016; wastage = EPC - pips = 23.016" in result.output
+    assert runner.invoke(app, ["bearoff", "show", "x"]).exit_code == 2

@@ -378,6 +378,149 @@ def convert_command(
         raise typer.Exit(int(ExitCode.FINDINGS))
 
 
+def _position_of(source: str, ruleset: Any, game: int | None, turn: int | None) -> Any:
+    """A position from notation, or from a record file before game G, turn T."""
+    from pathlib import Path as _Path
+
+    if game is None and turn is None and not _Path(source).is_file():
+        return _position(source, ruleset)
+    from ..notation.replay import replay_match
+    from ..notation.validate import read_record
+
+    replayed = replay_match(read_record(source))
+    games = [g for g in replayed.games if game is None or g.record.number == game]
+    if not games:
+        raise _fail(f"{source}: no game {game}", ExitCode.USAGE)
+    turns = games[0].turns
+    if not turns:
+        raise _fail(f"{source}: game {games[0].record.number} has no plays", ExitCode.USAGE)
+    if turn is None:
+        return turns[-1].after
+    for t in turns:
+        if t.action.number == turn:
+            return t.before
+    raise _fail(f"{source}: game {games[0].record.number} has no turn {turn}", ExitCode.USAGE)
+
+
+GameOpt = Annotated[Optional[int], typer.Option("--game", "-g", help="Game number, for a record file.")]
+TurnOpt = Annotated[Optional[int], typer.Option("--turn", "-t", help="The position before this turn "
+                                                 "(default: after the last play).")]
+
+
+@app.command("pips")
+def pips_command(
+    position: Annotated[str, typer.Argument(help="A position (any notation) or a record file.")],
+    game: GameOpt = None,
+    turn: TurnOpt = None,
+    rules: RulesOpt = "backgammon",
+    epc: Annotated[bool, typer.Option("--epc/--no-epc", help="Effective pip counts for sides "
+                   "bearing off (uses the 6-point bear-off database, built on first use).")] = True,
+    fmt: FormatOpt = OutputFormat.text,
+) -> None:
+    """Pip counts and the race counting rules (Kleinman, Thorp, Keith, 8-9-12, Trice),
+    with their formulas; the side on roll is the leader L."""
+    from ..analysis.counts import all_counts
+    from ..analysis.pips import count
+
+    try:
+        pos = _position_of(position, _rules(rules, None), game, turn)
+        sides = count(pos)
+        epcs: list[float | None] = [None, None]
+        if epc:
+            from ..analysis.bearoff import BearoffDatabase
+
+            for i, side in enumerate((pos.mover, pos.opponent)):
+                if sum(side[7:26]) == 0:
+                    db = BearoffDatabase.cached(6)
+                    epcs[i] = db.epc(side[1:7])
+        counts = all_counts(pos) if pos.kind.value == "backgammon" else []
+    except NardtoolsError as e:
+        raise _fail(str(e)) from None
+    report: dict[str, Any] = {
+        "position": str(pos),
+        "sides": [{"pips": s.pips, "epc": e, "wastage": (e - s.pips) if e is not None else None,
+                   "on_board": s.on_board, "home": s.home, "off": s.off, "bar": s.bar}
+                  for s, e in zip(sides, epcs)],
+        "counts": [{"name": c.name, "leader": c.leader, "trailer": c.trailer, "value": c.value,
+                    "verdict": c.verdict, "formula": c.formula} for c in counts],
+    }
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        return
+    typer.echo(report["position"])
+    for label, side in zip(("on roll", "other"), report["sides"]):
+        extra = f", EPC {side['epc']:.2f} (wastage {side['wastage']:.2f})" if side["epc"] is not None else ""
+        typer.echo(f"  {label:<8} {side['pips']:>3} pips{extra}")
+    for c in counts:
+        typer.echo(f"  {c}")
+
+
+bearoff_app = typer.Typer(help="One-sided bear-off databases: build, and show a position.",
+                          no_args_is_help=True)
+app.add_typer(bearoff_app, name="bearoff")
+
+
+@bearoff_app.command("build")
+def bearoff_build(
+    points: Annotated[int, typer.Option("--points", "-p", min=1, max=12, help="Points covered.")] = 6,
+    policy: Annotated[str, typer.Option(help="exact (minimum expected rolls) or gnubg "
+                      "(GNU Backgammon's quantised choices).")] = "exact",
+) -> None:
+    """Build a database and keep it in the user cache."""
+    import time
+
+    from ..analysis.bearoff import BearoffDatabase, default_cache_dir, position_count
+
+    started = time.perf_counter()
+    if policy == "exact":
+        db = BearoffDatabase.cached(points)
+    else:
+        db = BearoffDatabase.build(points, policy)
+    path = next(default_cache_dir().glob(f"bearoff-{points}pt-*.npz"), None)
+    size = f", {path.stat().st_size / 2**20:.1f} MiB at {path}" if path and policy == "exact" else ""
+    typer.echo(f"{points} points: {position_count(points):,} positions in "
+               f"{time.perf_counter() - started:.1f} s{size}")
+    assert len(db) == position_count(points)
+
+
+@bearoff_app.command("show")
+def bearoff_show(
+    counts: Annotated[str, typer.Argument(help="Checkers on the 1-point, 2-point, ... e.g. 1,0,0,5,0,1.")],
+    fmt: FormatOpt = OutputFormat.text,
+) -> None:
+    """Rolls to bear off (and to the first checker off), mean, EPC and wastage."""
+    from ..analysis.bearoff import BearoffDatabase
+
+    try:
+        board = [int(x) for x in counts.replace(" ", "").split(",")]
+    except ValueError:
+        raise _fail(f"expected checker counts such as 1,0,0,5,0,1, got {counts!r}", ExitCode.USAGE) from None
+    points = max(6, len(board))
+    try:
+        db = BearoffDatabase.cached(points)
+        dist = db.distribution(board)
+        i = db.index(board)
+    except ValueError as e:
+        raise _fail(str(e), ExitCode.USAGE) from None
+    gammon = db.gammon_dist[i]
+    report: dict[str, Any] = {"counts": board, "index": i, "mean_rolls": db.mean_rolls(board), "epc": db.epc(board),
+              "wastage": db.wastage(board), "pips": sum((k + 1) * n for k, n in enumerate(board)),
+              "distribution": [float(x) for x in dist[:int(max(1, (dist > 0).nonzero()[0].max() + 1))]],
+              "first_off_mean": float(db.gammon_mean[i]) if sum(board) == 15 else 0.0,
+              "first_off": [float(x) for x in gammon[:int((gammon > 0).nonzero()[0].max() + 1)]]}
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(report, indent=2))
+        return
+    typer.echo(f"{tuple(board)}: {report['pips']} pips, index {i} in the {points}-point database")
+    typer.echo(f"  rolls  P(all off)  P(first off)")
+    for n in range(max(len(report["distribution"]), len(report["first_off"]))):
+        p = report["distribution"][n] if n < len(report["distribution"]) else 0.0
+        g = report["first_off"][n] if n < len(report["first_off"]) else 0.0
+        typer.echo(f"  {n:>5}  {100 * p:>9.3f}%  {100 * g:>11.3f}%")
+    typer.echo(f"  mean rolls {report['mean_rolls']:.6f}; EPC = 49/6 x mean = {report['epc']:.3f}; "
+               f"wastage = EPC - pips = {report['wastage']:.3f}")
+
+
 def main() -> None:
     """Entry point of the ``nardtools`` console script."""
     try:
