@@ -39,6 +39,15 @@ def _pips(side: tuple[int, ...]) -> int:
     return sum(i * n for i, n in enumerate(side))
 
 
+def _ladder(drop: bool, redouble: bool, double: bool) -> str:
+    """The verdict of a rule's thresholds, strongest first."""
+    if drop:
+        return "double, drop"
+    if redouble:
+        return "redouble, take"
+    return "double, take" if double else "no double"
+
+
 def kleinman(position: Position) -> Count:
     """Kleinman's count: K = (D + 4) / (2 sqrt(S - 4)), P(on roll wins) = (1 + erf K) / 2,
     with D the trailer's pips minus the leader's and S their sum."""
@@ -64,14 +73,7 @@ def thorp(position: Position) -> Count:
     T >= L-1: redouble, take; T >= L-2: double, take; else no double."""
     lead, trail = thorp_count(position.mover), thorp_count(position.opponent)
     adj = lead * 1.1 if lead > 30 else float(lead)
-    if trail >= adj + 2:
-        verdict = "double, drop"
-    elif trail >= adj - 1:
-        verdict = "redouble, take"
-    elif trail >= adj - 2:
-        verdict = "double, take"
-    else:
-        verdict = "no double"
+    verdict = _ladder(trail >= adj + 2, trail >= adj - 1, trail >= adj - 2)
     shown = f"L = {lead} (x1.1 = {adj:.1f})" if lead > 30 else f"L = {lead}"
     return Count("Thorp", lead, trail, adj, verdict, f"{shown}, T = {trail}", {"L": lead, "T": trail})
 
@@ -105,14 +107,7 @@ def eight_nine_twelve(position: Position) -> Count:
     8 % double, 9 % redouble, above 12 % the trailer drops."""
     lead, trail = _pips(position.mover), _pips(position.opponent)
     pct = (trail - lead) / lead * 100 if lead else math.inf
-    if pct > 12:
-        verdict = "double, drop"
-    elif pct >= 9:
-        verdict = "redouble, take"
-    elif pct >= 8:
-        verdict = "double, take"
-    else:
-        verdict = "no double"
+    verdict = _ladder(pct > 12, pct >= 9, pct >= 8)
     return Count("8-9-12", lead, trail, pct, verdict,
                  f"lead = (T-L)/L = ({trail}-{lead})/{lead} = {pct:.1f} %", {"L": lead, "T": trail})
 
@@ -122,14 +117,7 @@ def trice(position: Position) -> Count:
     else X + (X-5)//7; doubling point PLT - 3, redoubling point PLT - 2."""
     x, t = _pips(position.mover), _pips(position.opponent)
     plt = x + x // 10 + 2 if x >= 62 else x + (x - 5) // 7
-    if t > plt:
-        verdict = "double, drop"
-    elif t >= plt - 2:
-        verdict = "redouble, take"
-    elif t >= plt - 3:
-        verdict = "double, take"
-    else:
-        verdict = "no double"
+    verdict = _ladder(t > plt, t >= plt - 2, t >= plt - 3)
     rule = "X + X/10 + 2" if x >= 62 else "X + (X-5)/7"
     return Count("Trice", x, t, plt, verdict, f"point of last take = {rule} = {plt}, T = {t}",
                  {"X": x, "T": t, "PLT": plt})
