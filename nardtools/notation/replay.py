@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from ..engine import legal_plays
-from ..errors import GameStateError, IllegalPlayError, InvalidPlayError, NardtoolsError
+from ..errors import GameStateError, IllegalPlayError, InvalidPlayError
 from ..game import Game, Phase
 from ..outcome import BACKGAMMON_KINDS, LONG_KINDS
 from ..play import Play
@@ -351,4 +351,4 @@ def replay_text(text: str, *, path: str = "", **kw: Any) -> ReplayedMatch:
 
 
 __all__ = ["Problem", "ReplayedGame", "ReplayedMatch", "ReplayedTurn", "record_ruleset",
-           "replay_match", "replay_text", "NardtoolsError"]
+           "replay_match", "replay_text"]
