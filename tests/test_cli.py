@@ -15,7 +15,7 @@ from nardtools.cli import app
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
-COMMANDS = ["rules", "moves", "check", "selfplay", "validate", "convert", "pips", "bearoff"]
+COMMANDS = ["rules", "moves", "check", "selfplay", "validate", "convert", "pips", "race", "bearoff"]
 
 
 @pytest.mark.parametrize("command", COMMANDS + ["bearoff build", "bearoff show"])

@@ -455,6 +455,38 @@ def pips_command(
         typer.echo(f"  {c}")
 
 
+@app.command("race")
+def race_command(
+    position: Annotated[str, typer.Argument(help="A race position (any notation) or a record file.")],
+    game: GameOpt = None,
+    turn: TurnOpt = None,
+    rules: RulesOpt = "backgammon",
+    trials: Annotated[int, typer.Option(min=100, help="One-sided rollout trials for sides "
+                      "outside the bear-off database.")] = 2000,
+    fmt: FormatOpt = OutputFormat.text,
+) -> None:
+    """Race odds for the side on roll: exact (one-sided formula) when both sides fit
+    the bear-off database, else a labelled estimate with its standard error."""
+    from ..analysis.race import race_odds
+
+    try:
+        pos = _position_of(position, _rules(rules, None), game, turn)
+        odds = race_odds(pos, trials=trials)
+    except NardtoolsError as e:
+        raise _fail(str(e)) from None
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(odds.as_dict(), indent=2))
+        return
+    typer.echo(str(pos))
+    typer.echo(f"  {odds.method}")
+    err = f" ± {odds.stderr:.4f}" if odds.stderr is not None else ""
+    typer.echo(f"  P(win) {odds.p_win:.4f}{err}   P(gammon) {odds.p_gammon:.4f}   "
+               f"P(lose gammon) {odds.p_lose_gammon:.4f}")
+    for label, side in zip(("on roll", "other"), odds.sides):
+        typer.echo(f"  {label:<8} {side.pips:>3} pips, {side.expected_rolls:.3f} rolls, EPC {side.epc:.2f}"
+                   + ("" if side.exact else " (estimated)"))
+
+
 bearoff_app = typer.Typer(help="One-sided bear-off databases: build, and show a position.",
                           no_args_is_help=True)
 app.add_typer(bearoff_app, name="bearoff")

@@ -1,0 +1,52 @@
+"""Bear-off database builds: nardtools against GNU Backgammon's ``makebearoff -o N``
+in the same run.
+
+    python benchmarks/bearoff.py [--points 6 8] [--repeat 1]
+
+Both build one-sided databases with gammon distributions; figures are wall
+times (nardtools' kernel compiled beforehand, as it is after first use).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from nardtools.analysis.bearoff import BearoffDatabase, position_count
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--points", type=int, nargs="+", default=[6, 8])
+    ap.add_argument("--repeat", type=int, default=1)
+    args = ap.parse_args()
+    makebearoff = shutil.which("makebearoff") or (
+        "/usr/games/makebearoff" if Path("/usr/games/makebearoff").exists() else None)
+    BearoffDatabase.build(3)  # compile the kernel outside the timings
+    print(f"{'points':>6} {'positions':>11} {'gnubg s':>9} {'nardtools s':>12} {'ratio':>7}")
+    for points in args.points:
+        ours = min(_time(lambda: BearoffDatabase.build(points)) for _ in range(args.repeat))
+        theirs = None
+        if makebearoff:
+            with tempfile.TemporaryDirectory() as tmp:
+                out = str(Path(tmp) / f"os{points}.bd")
+                theirs = min(_time(lambda: subprocess.run([makebearoff, "-o", str(points), "-f", out],
+                                                          check=True, capture_output=True))
+                             for _ in range(args.repeat))
+        ratio = f"{ours / theirs:.2f}x" if theirs else "-"
+        shown = f"{theirs:.1f}" if theirs else "-"
+        print(f"{points:>6} {position_count(points):>11,} {shown:>9} {ours:>12.1f} {ratio:>7}")
+
+
+def _time(work) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+if __name__ == "__main__":
+    main()
