@@ -85,9 +85,15 @@ def test_gammon_distribution_sanity(db6):
 def test_cache_rebuilds_a_corrupt_file(tmp_path):
     db = BearoffDatabase.cached(3, tmp_path)
     path = next(tmp_path.glob("bearoff-3pt-*.npz"))
-    path.write_bytes(b"not a database")
+    loaded = BearoffDatabase.cached(3, tmp_path)
+    assert np.array_equal(db.mean, loaded.mean) and loaded.dist.dtype == np.float32
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # flip one byte inside the stored arrays
+    path.write_bytes(bytes(data))
     again = BearoffDatabase.cached(3, tmp_path)
     assert np.array_equal(db.mean, again.mean)
+    path.write_bytes(b"not a database")
+    assert np.array_equal(db.mean, BearoffDatabase.cached(3, tmp_path).mean)
 
 
 def read_gnubg_one_sided(path: Path) -> tuple[np.ndarray, np.ndarray]:

@@ -17,7 +17,6 @@ ascending list of the points they stand on (``position_index``).
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 from dataclasses import dataclass
@@ -71,7 +70,7 @@ class BearoffDatabase:
 
     points: int
     mean: np.ndarray  # expected rolls to bear off, by index
-    dist: np.ndarray  # P(off in exactly n rolls), shape (positions, MAX_ROLLS)
+    dist: np.ndarray  # P(off in exactly n rolls), shape (positions, rolls); float32 when cached
     gammon_mean: np.ndarray  # expected rolls to the first checker off (15-checker positions)
     gammon_dist: np.ndarray
 
@@ -141,34 +140,29 @@ class BearoffDatabase:
         is missing or does not verify."""
         path = (cache_dir or default_cache_dir()) / f"bearoff-{points}pt-v{_VERSION}.npz"
         if path.exists():
-            try:
+            try:  # numpy checks each member's CRC-32 as it reads it
                 with np.load(path) as z:
                     arrays = {k: z[k] for k in ("mean", "dist", "gammon_mean", "gammon_dist")}
-                    if z["digest"].item() == _digest(arrays) and len(arrays["mean"]) == position_count(points):
-                        return cls(points, arrays["mean"], arrays["dist"], arrays["gammon_mean"],
-                                   arrays["gammon_dist"])
-            except (OSError, ValueError, KeyError):
-                pass  # corrupt: rebuild
+                n = position_count(points)
+                if all(len(a) == n for a in arrays.values()):
+                    return cls(points, arrays["mean"], arrays["dist"], arrays["gammon_mean"],
+                               arrays["gammon_dist"])
+            except Exception:  # noqa: BLE001 - any damage (bad zip, CRC, header, size): rebuild
+                pass
         db = cls.build(points)
         db.save(path)
         return db
 
     def save(self, path: Path) -> None:
-        """Write the database atomically as ``.npz`` with a digest."""
-        arrays = {"mean": self.mean, "dist": self.dist, "gammon_mean": self.gammon_mean,
-                  "gammon_dist": self.gammon_dist}
+        """Write the database atomically as ``.npz``: means in float64, the
+        distributions in float32 and only as many rolls as any position needs."""
+        width = int(max(np.nonzero(self.dist.any(axis=0))[0].max(),
+                        np.nonzero(self.gammon_dist.any(axis=0))[0].max())) + 1
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, digest=np.array(_digest(arrays)), mean=self.mean, dist=self.dist,
-                 gammon_mean=self.gammon_mean, gammon_dist=self.gammon_dist)
+        np.savez(tmp, mean=self.mean, dist=self.dist[:, :width].astype(np.float32),
+                 gammon_mean=self.gammon_mean, gammon_dist=self.gammon_dist[:, :width].astype(np.float32))
         os.replace(tmp, path)
-
-
-def _digest(arrays: dict[str, np.ndarray]) -> str:
-    h = hashlib.sha256()
-    for key in sorted(arrays):
-        h.update(np.ascontiguousarray(arrays[key]).tobytes())
-    return h.hexdigest()
 
 
 def default_cache_dir() -> Path:

@@ -85,6 +85,7 @@ def _side_exact(side: tuple[int, ...], db: BearoffDatabase) -> SideRace:
     pips = sum(p * side[p] for p in range(1, 25))
     mean = float(db.mean[i])
     first = db.gammon_dist[i] if sum(side[1:25]) == 15 else _point_mass()
+    first = first.astype(np.float64)
     return SideRace(pips, mean, mean * 49 / 6, db.dist[i], first, True)
 
 
@@ -134,6 +135,12 @@ def _heuristic(side: tuple[int, ...], db: BearoffDatabase) -> tuple[float, float
     return (float(outside), float(sum(p * side[p] for p in range(1, 26))))
 
 
+def _padded(a: np.ndarray) -> np.ndarray:
+    out = np.zeros(MAX_ROLLS)
+    out[:len(a)] = a
+    return out
+
+
 def race_odds(position: Position, *, db_points: int = 6, trials: int = 2000, seed: int = 1) -> RaceOdds:
     """Race odds for the side on roll; raises :class:`NotARaceError` with contact."""
     if not is_race(position):
@@ -146,8 +153,8 @@ def race_odds(position: Position, *, db_points: int = 6, trials: int = 2000, see
             sides.append(_side_exact(side, db))
         else:
             sides.append(_rollout(side, position.kind, db, trials, rng))
-    pm, po = sides[0].distribution, sides[1].distribution
-    gm, go = sides[0].first_off, sides[1].first_off
+    pm, po, gm, go = (_padded(a) for a in (sides[0].distribution, sides[1].distribution,
+                                           sides[0].first_off, sides[1].first_off))
     tail_o = po[::-1].cumsum()[::-1]  # P(opponent needs >= j)
     tail_go = go[::-1].cumsum()[::-1]
     tail_gm = gm[::-1].cumsum()[::-1]
