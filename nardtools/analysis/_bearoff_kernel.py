@@ -54,16 +54,6 @@ def sum_(c, P):  # type: ignore[no-untyped-def]
     return s
 
 @njit(cache=True)
-def value(c, P, binom, E, T, ncheck, gammon):  # type: ignore[no-untyped-def]
-    """(expectation, tie-break key, index) of a successor; under the gammon
-    policy any position with a checker off counts 0."""
-    r = rank(c, P, binom)
-    if gammon and sum_(c, P) < ncheck:
-        return 0.0, 0.0, r
-    return E[r], T[r], r
-
-
-@njit(cache=True)
 def better(e, t, best_e, best_t, by_key):  # type: ignore[no-untyped-def]
     """The exact policy: less expectation, and on an exact tie the smaller key
     (gnubg's 16-bit quantised mean).  ``by_key``: gnubg's own policy, the
@@ -75,56 +65,12 @@ def better(e, t, best_e, best_t, by_key):  # type: ignore[no-untyped-def]
     return e <= best_e + 1e-12 and t < best_t
 
 @njit(cache=True)
-def best_play(c0, P, dice, n, binom, E, T, ncheck, gammon, buf, by_key):  # type: ignore[no-untyped-def]
-    """The successor with the least expectation over every way to play
-    ``dice[:n]`` in that order (a double: non-increasing sources).  ``buf``
-    holds one board per depth.  Returns (expectation, key, index)."""
-    best_e = 1e300
-    best_t = 1e300
-    best = -1
-    src = np.zeros(5, np.int64)
-    buf[0, :P] = c0[:P]
-    src[0] = P
-    depth = 0
-    played = np.zeros(5, np.bool_)
-    while depth >= 0:
-        if depth == n or sum_(buf[depth], P) == 0:  # every die played, or all off
-            e, t, r = value(buf[depth], P, binom, E, T, ncheck, gammon)
-            if better(e, t, best_e, best_t, by_key):
-                best_e, best_t, best = e, t, r
-            depth -= 1
-            continue
-        p = src[depth]
-        moved = False
-        while p >= 1:
-            buf[depth + 1, :P] = buf[depth, :P]
-            if step(buf[depth + 1], P, p, dice[depth]):
-                moved = True
-                break
-            p -= 1
-        if not moved:
-            if not played[depth]:  # this die cannot be played: stop here
-                e, t, r = value(buf[depth], P, binom, E, T, ncheck, gammon)
-                if better(e, t, best_e, best_t, by_key):
-                    best_e, best_t, best = e, t, r
-            played[depth] = False
-            depth -= 1
-            continue
-        played[depth] = True
-        src[depth] = p - 1
-        depth += 1
-        played[depth] = False
-        src[depth] = p if n == 4 else P
-    return best_e, best_t, best
-
-
-@njit(cache=True)
 def build(P, B, binom, ncheck, E, D, EG, G, Q, T, by_key):  # type: ignore[no-untyped-def]
     """Fill E, D (bear-off) and EG, G (first checker off) for every position,
     in index order; Q and T keep gnubg's quantised distributions and means,
     used only to break exact ties as gnubg does."""
     dice = np.zeros(4, np.int64)
-    buf = np.zeros((5, P), np.int64)
+    succ, K = successors(P, B, binom)
     L = D.shape[1]
     D[0, 0] = 1.0
     Q[0, 0] = 65535
@@ -146,11 +92,11 @@ def build(P, B, binom, ncheck, E, D, EG, G, Q, T, by_key):  # type: ignore[no-un
                     else:
                         dice[0], dice[1] = (a, b) if order == 0 else (b, a)
                         n = 2
-                    ee, tt, jj = best_play(B[i], P, dice, n, binom, E, T, ncheck, False, buf, by_key)
+                    ee, tt, jj = best_by_index(i, P, dice, n, succ, K, E, T, ncheck, False, by_key)
                     if better(ee, tt, best_e, best_t, by_key):
                         best_e, best_t, j = ee, tt, jj
                     if full:
-                        gg, _, kk = best_play(B[i], P, dice, n, binom, EG, EG, ncheck, True, buf, False)
+                        gg, _, kk = best_by_index(i, P, dice, n, succ, K, EG, EG, ncheck, True, False)
                         if gg < best_g:
                             best_g, jg = gg, kk
                 e += w * E[j]
@@ -183,3 +129,73 @@ def build(P, B, binom, ncheck, E, D, EG, G, Q, T, by_key):  # type: ignore[no-un
             G[i, 0] = 1.0
     G[0, 0] = 1.0
 
+
+
+@njit(cache=True)
+def successors(P, B, binom):  # type: ignore[no-untyped-def]
+    """``S[i, d, p]``: the index after moving a checker of position ``i`` from
+    point p with die d, or -1; ``K[i]``: its number of checkers."""
+    n = B.shape[0]
+    S = np.full((n, 7, P + 1), -1, np.int32)
+    K = np.zeros(n, np.int64)
+    c = np.zeros(P, np.int64)
+    for i in range(n):
+        K[i] = sum_(B[i], P)
+        for d in range(1, 7):
+            for p in range(1, P + 1):
+                if B[i, p - 1] == 0:
+                    continue
+                c[:] = B[i]
+                if step(c, P, p, d):
+                    S[i, d, p] = rank(c, P, binom)
+    return S, K
+
+
+@njit(cache=True)
+def best_by_index(i0, P, dice, n, S, K, E, T, ncheck, gammon, by_key):  # type: ignore[no-untyped-def]
+    """The successor with the least expectation over every way to play
+    ``dice[:n]`` in that order (a double: non-increasing sources), walking the
+    successor table.  Returns (expectation, key, index); a die that cannot be
+    played ends the walk there."""
+    best_e = 1e300
+    best_t = 1e300
+    best = -1
+    at = np.zeros(5, np.int64)
+    src = np.zeros(5, np.int64)
+    played = np.zeros(5, np.bool_)
+    at[0] = i0
+    src[0] = P
+    depth = 0
+    while depth >= 0:
+        r = at[depth]
+        if depth == n or r == 0:
+            e = 0.0 if (gammon and K[r] < ncheck) else E[r]
+            t = 0.0 if (gammon and K[r] < ncheck) else T[r]
+            if better(e, t, best_e, best_t, by_key):
+                best_e, best_t, best = e, t, r
+            depth -= 1
+            continue
+        p = src[depth]
+        d = dice[depth]
+        nxt = -1
+        while p >= 1:
+            nxt = S[r, d, p]
+            if nxt >= 0:
+                break
+            p -= 1
+        if p < 1:
+            if not played[depth]:
+                e = 0.0 if (gammon and K[r] < ncheck) else E[r]
+                t = 0.0 if (gammon and K[r] < ncheck) else T[r]
+                if better(e, t, best_e, best_t, by_key):
+                    best_e, best_t, best = e, t, r
+            played[depth] = False
+            depth -= 1
+            continue
+        played[depth] = True
+        src[depth] = p - 1
+        depth += 1
+        at[depth] = nxt
+        played[depth] = False
+        src[depth] = p if n == 4 else P
+    return best_e, best_t, best
