@@ -199,3 +199,27 @@ def best_by_index(i0, P, dice, n, S, K, E, T, ncheck, gammon, by_key):  # type: 
         played[depth] = False
         src[depth] = p if n == 4 else P
     return best_e, best_t, best
+
+
+@njit(cache=True)
+def enumerate_boards(P, n):  # type: ignore[no-untyped-def]
+    """Every position, in index order: by number of checkers, then the ascending
+    list of their points in lexicographic order."""
+    B = np.zeros((n, P), np.int64)
+    row = 1  # row 0: no checkers
+    a = np.zeros(15, np.int64)
+    for k in range(1, 16):
+        a[:k] = 0
+        while True:
+            for j in range(k):
+                B[row, a[j]] += 1
+            row += 1
+            i = k - 1
+            while i >= 0 and a[i] == P - 1:
+                i -= 1
+            if i < 0:
+                break
+            a[i] += 1
+            for j in range(i + 1, k):
+                a[j] = a[i]
+    return B

@@ -17,7 +17,6 @@ ascending list of the points they stand on (``position_index``).
 
 from __future__ import annotations
 
-import itertools
 import os
 from dataclasses import dataclass
 from math import comb
@@ -87,14 +86,10 @@ class BearoffDatabase:
         ``makebearoff`` tables where near-ties fall the other way."""
         if not 1 <= points <= 12:
             raise ValueError("bear-off databases cover 1 to 12 points")
+        from ._bearoff_kernel import enumerate_boards
+
         n = position_count(points)
-        boards = np.zeros((n, points), np.int64)
-        row = 0
-        for k in range(16):  # enumeration order is index order (see position_index)
-            for combo in itertools.combinations_with_replacement(range(points), k):
-                for p in combo:
-                    boards[row, p] += 1
-                row += 1
+        boards = enumerate_boards(points, n)  # in index order (see position_index)
         binom = np.array([[comb(a, b) if b >= 0 else 0 for b in range(20)] for a in range(40)], np.int64)
         mean = np.zeros(n)
         dist = np.zeros((n, MAX_ROLLS))
