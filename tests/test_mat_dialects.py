@@ -142,3 +142,18 @@ def test_fuzz_reader_and_replay_raise_only_record_errors(body):
     replay_match(record)
     with pytest.raises(RecordError):
         read_mat(body.replace("point", "p") + "\n")
+
+
+def test_resigns_needs_the_opponents_result():
+    text = """ 5 point match
+
+ Game 1
+ a : 0                          b : 0
+  1) 31: 8/5 6/5                 Resigns
+  2)  Wins 1 point
+"""
+    r = replay_text(text)
+    assert r.errors == [] and r.games[0].game.outcome.winner == 0
+    lone = text.replace("  2)  Wins 1 point\n", "")
+    (err,) = replay_text(lone).errors
+    assert err.rule == "result" and "no result for a follows" in err.message

@@ -240,7 +240,11 @@ def _run(actions: list[Action], game: Game, out: ReplayedGame, problem: Any, rec
             elif a.kind is ActionKind.BEAVER:
                 game.beaver()
             elif a.kind is ActionKind.RESIGN:
-                pass  # "Resigns": the result cell that follows says how much
+                # "Resigns": the opponent's "Wins N" that must follow gives the level
+                if nxt is None or nxt.kind is not ActionKind.WIN or nxt.player == a.player:
+                    problem(a, "result", f"{_player(record, a.player)} resigns, but no result for "
+                            f"{_player(record, 1 - a.player)} follows")
+                    return True
             elif a.kind is ActionKind.WIN:
                 if not started:  # a forfeit: the game never started
                     continue
