@@ -105,6 +105,16 @@ class Game:
         return self.position.player
 
     @property
+    def doubler(self) -> int:
+        """The player who made the last double (or whose double awaits an answer)."""
+        return self._doubler
+
+    @property
+    def rolled(self) -> Roll | None:
+        """The last roll thrown (a crazy gul-bara sequence is played from it)."""
+        return self._rolled
+
+    @property
     def carried_over(self) -> bool:
         """True when the dice to play were not just rolled: the rest of a crazy
         gul-bara sequence, or the opponent's share of unplayable dice."""
@@ -119,7 +129,7 @@ class Game:
         """The legal plays for the dice now rolled."""
         self._need(Phase.PLAY)
         assert self.dice is not None
-        return legal_plays(self.position, self.dice, self.rules, first_turn=self._first_turn())
+        return legal_plays(self.position, self.dice, self.rules, first_turn=self.first_turn)
 
     def may_double(self) -> str | None:
         """``None`` when the side on roll may double now, else the reason why not."""
@@ -199,7 +209,7 @@ class Game:
         self._need(Phase.PLAY)
         assert self.dice is not None
         player = self.on_roll
-        j = check_play(self.position, self.dice, play, self.rules, first_turn=self._first_turn())
+        j = check_play(self.position, self.dice, play, self.rules, first_turn=self.first_turn)
         if not j.legal:
             assert j.violation is not None
             if not (self.lenient or self.rules.condone_illegal) or j.result is None:
@@ -343,7 +353,10 @@ class Game:
         if self.phase is not phase:
             raise GameStateError(f"not possible in phase {self.phase} (needs {phase})")
 
-    def _first_turn(self) -> bool:
+    @property
+    def first_turn(self) -> bool:
+        """Whether the side to play is on its first turn of the game (the Long
+        Nardy head exception); a carried-over remainder play is not one."""
         return self.turns_played[self.on_roll] == 0 and not self._remainder_turn
 
     def _single(self) -> OutcomeKind:

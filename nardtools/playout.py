@@ -165,7 +165,7 @@ def _record_play(game: Game, grec: "GameRecord", rng: random.Random) -> None:
 
     plays = game.legal_plays()
     choice = plays[rng.randrange(len(plays))]
-    player, dice, carried, rolled = game.on_roll, game.dice, game.carried_over, game._rolled
+    player, dice, carried, rolled = game.on_roll, game.dice, game.carried_over, game.rolled
     game.play(choice.play)
     if carried:
         assert dice is not None

@@ -260,41 +260,17 @@ def _run(actions: list[Action], game: Game, out: ReplayedGame, problem: Any, rec
 def _roll(a: Action, nxt: Action | None, game: Game, out: ReplayedGame, problem: Any,
           record: MatchRecord) -> None:
     assert a.roll is not None
-    if game.phase is Phase.BEAVERED and a.player == game._doubler:
+    if game.phase is Phase.BEAVERED and a.player == game.doubler:
         game.take()  # a dice cell after a beaver is an implicit take (JF style)
     if game.phase is Phase.ROLL and game.on_roll != a.player:
         problem(a, "turn-order", f"a move by the wrong side: {_player(record, a.player)} plays, "
                 f"but {_player(record, game.on_roll)} is on roll")
         raise _Stop
-    before = game.position
     game.roll(a.roll.high, a.roll.low)
     if a.kind is ActionKind.RESIGN or a.play is None:
         return  # "????": rolled, then resigned; the result follows
-    first_turn = game.turns_played[game.on_roll] == 0
-    roll = a.roll
-
-    def legal() -> tuple[str, ...]:  # only when something is wrong: it needs full generation
-        return tuple(str(p.play) for p in legal_plays(before, roll, game.rules, first_turn=first_turn))
-
-    try:
-        game.play(a.play)
-    except InvalidPlayError as e:
-        problem(a, "syntax", f"cannot read the play: {e}", col=a.play_col)
-        raise _Stop from None
-    except IllegalPlayError as e:
-        if a.play == "" and nxt is not None and nxt.kind in (ActionKind.WIN, ActionKind.RESIGN):
-            return  # gnubg: an empty cell with moves possible, then a result, is a resignation
-        message = str(e).split(" in position ")[0]
-        message = message[message.find("illegal play"):] if "illegal play" in message else message
-        # (a lenient game has already applied any play that can be carried out)
-        problem(a, str(e.violation), f"{message}; position {before}", legal=legal(), col=a.play_col)
-        raise _Stop from None
-    event = game.history[-1]
-    if event.note.startswith("condoned"):
-        problem(a, event.note.split(": ")[1], f"illegal play {a.play!r} applied ({event.note})",
-                col=a.play_col, legal=legal())
-    assert event.play is not None
-    out.turns.append(ReplayedTurn(a, before, game.position, event.play, not event.note))
+    resigns = a.play == "" and nxt is not None and nxt.kind in (ActionKind.WIN, ActionKind.RESIGN)
+    _apply_play(a, a.play, game, out, problem, resigns)
 
 
 def _part(a: Action, game: Game, out: ReplayedGame, problem: Any, record: MatchRecord) -> None:
@@ -307,14 +283,37 @@ def _part(a: Action, game: Game, out: ReplayedGame, problem: Any, record: MatchR
         problem(a, "turn-order", f"{_player(record, a.player)} plays +{''.join(map(str, a.part))}, "
                 f"but {due} next")
         raise _Stop
-    before = game.position
+    _apply_play(a, a.play or "", game, out, problem, resigns=False)
+
+
+def _apply_play(a: Action, play: str, game: Game, out: ReplayedGame, problem: Any, resigns: bool) -> None:
+    """Play the dice in hand, reporting an unreadable or illegal play (with the
+    legal plays, which need full generation: only then) at the play's column.
+    ``resigns``: an empty play followed by a result is a resignation (gnubg)."""
+    before, dice = game.position, game.dice
+    assert dice is not None
+    first_turn = game.first_turn
+
+    def legal() -> tuple[str, ...]:
+        return tuple(str(p.play) for p in legal_plays(before, dice, game.rules, first_turn=first_turn))
+
     try:
-        game.play(a.play or "")
-    except (InvalidPlayError, IllegalPlayError) as e:
-        rule = str(e.violation) if isinstance(e, IllegalPlayError) else "syntax"
-        problem(a, rule, str(e).split(" in position ")[0] + f"; position {before}", col=a.play_col)
+        game.play(play)
+    except InvalidPlayError as e:
+        problem(a, "syntax", f"cannot read the play: {e}", col=a.play_col)
+        raise _Stop from None
+    except IllegalPlayError as e:
+        if resigns:
+            return
+        message = str(e).split(" in position ")[0]
+        message = message[message.find("illegal play"):] if "illegal play" in message else message
+        # (a lenient game has already applied any play that can be carried out)
+        problem(a, str(e.violation), f"{message}; position {before}", legal=legal(), col=a.play_col)
         raise _Stop from None
     event = game.history[-1]
+    if event.note.startswith("condoned"):
+        problem(a, event.note.split(": ")[1], f"illegal play {play!r} applied ({event.note})",
+                col=a.play_col, legal=legal())
     assert event.play is not None
     out.turns.append(ReplayedTurn(a, before, game.position, event.play, not event.note))
 
