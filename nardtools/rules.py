@@ -264,6 +264,22 @@ class Ruleset:
             return self
         return dataclasses.replace(self, name=self.name + "+", rules=self.rules.with_options(options))
 
+    @property
+    def base_name(self) -> str:
+        """The registered name, without the ``+`` of overridden options."""
+        return self.name.rstrip("+")
+
+    def overrides(self) -> dict[str, str]:
+        """Options whose values differ from the registered ruleset's, as text
+        (what a record must write to be replayed under the same rules).
+
+        >>> find_ruleset("long").with_options({"block": "none"}).overrides()
+        {'block': 'none'}
+        """
+        base = find_ruleset(self.base_name).rules
+        return {k: str(v).lower() if isinstance(v, bool) else str(v)
+                for (k, v), (_, b) in zip(self.rules.items(), base.items()) if v != b}
+
 
 _BG = Rules()
 _LONG = Rules(

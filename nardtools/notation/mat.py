@@ -25,7 +25,6 @@ from typing import Any, Mapping
 
 from ..dice import Roll
 from ..play import Play
-from ..rules import find_ruleset
 from .record import Action, ActionKind, GameRecord, MatchRecord, RecordError
 
 _HEADER = re.compile(r"^\s*(\d+)\s+point\s+match\b", re.IGNORECASE)
@@ -275,11 +274,10 @@ def export_mat(replayed: Any) -> str:
     else:
         tags.append(("Variation", {"nackgammon": "NackGammon", "hypergammon": "HyperGammon"}.get(
             rules.start, "Backgammon")))
-    base = find_ruleset(replayed.ruleset.name.rstrip("+"))
-    if long or base.name != "backgammon":
-        tags.append(("Ruleset", base.name))
-    changed = [f"{k}={v}" for (k, v), (_, b) in zip(rules.items(), base.rules.items())
-               if v != b and k != "start"]
+    ruleset = replayed.ruleset
+    if long or ruleset.base_name != "backgammon":
+        tags.append(("Ruleset", ruleset.base_name))
+    changed = [f"{k}={v}" for k, v in ruleset.overrides().items() if k != "start"]  # start: Variation
     if changed:
         tags.append(("RuleOptions", ";".join(changed)))
     copy = MatchRecord(record.path, "mat", record.length, record.players, tags, record.comments,

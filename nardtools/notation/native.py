@@ -231,12 +231,8 @@ def write_native(record: MatchRecord, plays: dict[int, str] | None = None,
 
 def game_tags(record: MatchRecord, game: GameRecord, ruleset: Any, result: str) -> list[tuple[str, str]]:
     """Tags for a game converted from another format (``.mat``)."""
-    tags = [("Game", ruleset.rules.game.value), ("Ruleset", ruleset.name.rstrip("+"))]
-    base_rules = ruleset.rules
-    from ..rules import find_ruleset
-
-    base = find_ruleset(ruleset.name.rstrip("+")).rules
-    changed = [f"{k}={v}" for (k, v), (_, b) in zip(base_rules.items(), base.items()) if v != b]
+    tags = [("Game", ruleset.rules.game.value), ("Ruleset", ruleset.base_name)]
+    changed = [f"{k}={v}" for k, v in ruleset.overrides().items()]
     if changed:
         tags.append(("Options", ";".join(changed)))
     for key in ("Event", "Site", "Round"):
