@@ -166,3 +166,12 @@ def default_cache_dir() -> Path:
         return Path(os.environ["NARDTOOLS_CACHE"])
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "nardtools"
+
+
+def effective_pips(position: Any) -> tuple[float | None, float | None]:
+    """``(mover, opponent)`` EPC for sides with every checker home, from the
+    cached 6-point database (built on first use); None for the others."""
+    out: list[float | None] = []
+    for side in (position.mover, position.opponent):
+        out.append(BearoffDatabase.cached(6).epc(side[1:7]) if sum(side[7:26]) == 0 else None)
+    return out[0], out[1]

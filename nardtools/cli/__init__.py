@@ -358,16 +358,20 @@ def convert_command(
     from .._io import write_atomically
     from ..notation.mat import export_mat
     from ..notation.native import export_native
+    from ..notation.record import RecordError
     from ..notation.replay import replay_match
     from ..notation.validate import read_record
 
     fmt = to or (RecordFormat.mat if target.suffix.lower() == ".mat" else RecordFormat.nrd)
     options = _options(settings)
     try:
-        replayed = replay_match(read_record(source), rules=rules, options=options)
+        record = read_record(source)
+    except RecordError as e:  # unreadable input
+        raise _fail(str(e), ExitCode.USAGE) from None
+    try:
+        replayed = replay_match(record, rules=rules, options=options)
     except NardtoolsError as e:
-        raise _fail(str(e), ExitCode.USAGE if "cannot read" in str(e) or "unknown format" in str(e)
-                    else ExitCode.FINDINGS) from None
+        raise _fail(str(e)) from None
     write_atomically(target, export_mat(replayed) if fmt is RecordFormat.mat else export_native(replayed))
     errors = replayed.errors
     for p in errors:
@@ -380,26 +384,16 @@ def convert_command(
 
 def _position_of(source: str, ruleset: Any, game: int | None, turn: int | None) -> Any:
     """A position from notation, or from a record file before game G, turn T."""
-    from pathlib import Path as _Path
-
-    if game is None and turn is None and not _Path(source).is_file():
+    if game is None and turn is None and not Path(source).is_file():
         return _position(source, ruleset)
+    from ..errors import GameStateError
     from ..notation.replay import replay_match
     from ..notation.validate import read_record
 
-    replayed = replay_match(read_record(source))
-    games = [g for g in replayed.games if game is None or g.record.number == game]
-    if not games:
-        raise _fail(f"{source}: no game {game}", ExitCode.USAGE)
-    turns = games[0].turns
-    if not turns:
-        raise _fail(f"{source}: game {games[0].record.number} has no plays", ExitCode.USAGE)
-    if turn is None:
-        return turns[-1].after
-    for t in turns:
-        if t.action.number == turn:
-            return t.before
-    raise _fail(f"{source}: game {games[0].record.number} has no turn {turn}", ExitCode.USAGE)
+    try:
+        return replay_match(read_record(source)).position_at(game, turn)
+    except GameStateError as e:  # no such game or turn: a usage error
+        raise _fail(str(e), ExitCode.USAGE) from None
 
 
 GameOpt = Annotated[Optional[int], typer.Option("--game", "-g", help="Game number, for a record file.")]
@@ -425,14 +419,11 @@ def pips_command(
     try:
         pos = _position_of(position, _rules(rules, None), game, turn)
         sides = count(pos)
-        epcs: list[float | None] = [None, None]
+        epcs: tuple[float | None, float | None] = (None, None)
         if epc:
-            from ..analysis.bearoff import BearoffDatabase
+            from ..analysis.bearoff import effective_pips
 
-            for i, side in enumerate((pos.mover, pos.opponent)):
-                if sum(side[7:26]) == 0:
-                    db = BearoffDatabase.cached(6)
-                    epcs[i] = db.epc(side[1:7])
+            epcs = effective_pips(pos)
         counts = all_counts(pos) if pos.kind.value == "backgammon" else []
     except NardtoolsError as e:
         raise _fail(str(e)) from None

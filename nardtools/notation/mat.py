@@ -54,6 +54,11 @@ def decode(data: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(8)
 
 
+def looks_like_mat(text: str) -> bool:
+    """Whether ``text`` has a ``N point match`` header within its first 200 lines."""
+    return any(_HEADER.match(line) for line in text.split("\n")[:200])
+
+
 def read_mat_file(path: str | Path) -> MatchRecord:
     """Read a ``.mat`` file (see :func:`read_mat`)."""
     path = Path(path)

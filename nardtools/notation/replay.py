@@ -120,6 +120,22 @@ class ReplayedMatch:
         """Plays replayed."""
         return sum(len(g.turns) for g in self.games)
 
+    def position_at(self, game: int | None = None, turn: int | None = None) -> Position:
+        """The position before move number ``turn`` of game ``game`` (default:
+        the first game; after its last play when ``turn`` is None).
+
+        Raises :class:`~nardtools.errors.GameStateError` when there is no such game or turn."""
+        games = [g for g in self.games if game is None or g.record.number == game]
+        if not games or not games[0].turns:
+            raise GameStateError(f"{self.record.path}: no game {game} with plays")
+        turns = games[0].turns
+        if turn is None:
+            return turns[-1].after
+        for t in turns:
+            if t.action.number == turn:
+                return t.before
+        raise GameStateError(f"{self.record.path}: game {games[0].record.number} has no turn {turn}")
+
 
 def record_ruleset(record: MatchRecord, rules: str | None = None,
                    options: Mapping[str, str] | None = None) -> Ruleset:

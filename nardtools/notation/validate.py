@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..errors import NardtoolsError
-from .mat import _HEADER, decode, read_mat
+from .mat import decode, looks_like_mat, read_mat
 from .native import looks_native, read_native
 from .record import MatchRecord, RecordError
 from .replay import Problem, replay_match
@@ -57,10 +57,7 @@ def detect_format(text: str) -> str | None:
     the text has a ``N point match`` header, else ``None``."""
     if looks_native(text):
         return "nrd"
-    for line in text.split("\n")[:200]:
-        if _HEADER.match(line):
-            return "mat"
-    return None
+    return "mat" if looks_like_mat(text) else None
 
 
 def read_record(path: str | Path) -> MatchRecord:
