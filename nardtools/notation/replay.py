@@ -20,6 +20,7 @@ from ..outcome import BACKGAMMON_KINDS, LONG_KINDS
 from ..play import Play
 from ..position import PLAYER_NAMES, Position
 from ..rules import Ruleset, find_ruleset
+from .ids import Setup
 from .record import Action, ActionKind, GameRecord, MatchRecord
 
 #: .mat ``Variation`` tags and the rulesets and options they select.
@@ -73,6 +74,9 @@ class ReplayedTurn:
     after: Position
     play: Play
     legal: bool
+    dice: tuple[int, ...] = ()  # the dice played: a roll, or dice carried over
+    cube: int = 1  # the cube before the play
+    cube_owner: int | None = None
 
 
 @dataclass
@@ -125,16 +129,34 @@ class ReplayedMatch:
         the first game; after its last play when ``turn`` is None).
 
         Raises :class:`~nardtools.errors.GameStateError` when there is no such game or turn."""
-        games = [g for g in self.games if game is None or g.record.number == game]
-        if not games or not games[0].turns:
+        return self.setup_at(game, turn).position
+
+    def setup_at(self, game: int | None = None, turn: int | None = None, *, player: int | None = None) -> Setup:
+        """Like :meth:`position_at`, with the dice about to be played, the cube
+        and the score: what a diagram shows.  ``player`` picks one side's play
+        when both sides have a turn of that number (default: the first)."""
+        replayed = self.game(game)
+        turns = replayed.turns
+        if not turns:
             raise GameStateError(f"{self.record.path}: no game {game} with plays")
-        turns = games[0].turns
+        g = replayed.game
         if turn is None:
-            return turns[-1].after
+            last = turns[-1]
+            return Setup(last.after, None, g.cube, g.cube_owner, g.match_length, g.score, g.crawford,
+                         game_state=2 if replayed.complete else 1)
         for t in turns:
-            if t.action.number == turn:
-                return t.before
-        raise GameStateError(f"{self.record.path}: game {games[0].record.number} has no turn {turn}")
+            if t.action.number == turn and (player is None or t.action.player == player):
+                roll = t.action.roll if not t.action.part else None
+                dice = (roll.high, roll.low) if roll else None
+                return Setup(t.before, dice, t.cube, t.cube_owner, g.match_length, g.score, g.crawford)
+        raise GameStateError(f"{self.record.path}: game {replayed.record.number} has no turn {turn}")
+
+    def game(self, number: int | None = None) -> ReplayedGame:
+        """Game ``number`` (default: the first); :class:`~nardtools.errors.GameStateError` when absent."""
+        for g in self.games:
+            if number is None or g.record.number == number:
+                return g
+        raise GameStateError(f"{self.record.path}: no game {number}")
 
 
 def record_ruleset(record: MatchRecord, rules: str | None = None,
@@ -331,7 +353,8 @@ def _apply_play(a: Action, play: str, game: Game, out: ReplayedGame, problem: An
         problem(a, event.note.split(": ")[1], f"illegal play {play!r} applied ({event.note})",
                 col=a.play_col, legal=legal())
     assert event.play is not None
-    out.turns.append(ReplayedTurn(a, before, game.position, event.play, not event.note))
+    out.turns.append(ReplayedTurn(a, before, game.position, event.play, not event.note,
+                                  dice.dice, game.cube, game.cube_owner))
 
 
 def _resignation(a: Action, game: Game, problem: Any) -> None:
