@@ -134,6 +134,14 @@ class BearoffDatabase:
         """Load the database from the user cache, building (and saving) it if it
         is missing or does not verify."""
         path = (cache_dir or default_cache_dir()) / f"bearoff-{points}pt-v{_VERSION}.npz"
+        loaded = _LOADED.get(path)
+        if loaded is not None:
+            return loaded
+        _LOADED[path] = db = cls._load_or_build(points, path)
+        return db
+
+    @classmethod
+    def _load_or_build(cls, points: int, path: Path) -> BearoffDatabase:
         if path.exists():
             try:  # numpy checks each member's CRC-32 as it reads it
                 with np.load(path) as z:
@@ -158,6 +166,10 @@ class BearoffDatabase:
         np.savez(tmp, mean=self.mean, dist=self.dist[:, :width].astype(np.float32),
                  gammon_mean=self.gammon_mean, gammon_dist=self.gammon_dist[:, :width].astype(np.float32))
         os.replace(tmp, path)
+
+
+#: Databases already loaded in this process, by file.
+_LOADED: dict[Path, BearoffDatabase] = {}
 
 
 def default_cache_dir() -> Path:

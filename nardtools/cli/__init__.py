@@ -384,14 +384,26 @@ def convert_command(
 
 def _position_of(source: str, ruleset: Any, game: int | None, turn: int | None) -> Any:
     """A position from notation, or from a record file before game G, turn T."""
+    return _setup_of(source, ruleset, game, turn)[0].position
+
+
+def _setup_of(source: str, ruleset: Any, game: int | None, turn: int | None,
+              player: int | None = None) -> tuple[Any, tuple[str, str]]:
+    """A setup and the players' names, from notation or from a record file
+    (before game G, turn T; after the last play without a turn)."""
+    from ..notation.ids import Setup, parse_setup
+
     if game is None and turn is None and not Path(source).is_file():
-        return _position(source, ruleset)
+        if source in ("start", "-"):
+            return Setup(_position(source, ruleset)), ("", "")
+        return parse_setup(source, ruleset.rules.game), ("", "")
     from ..errors import GameStateError
     from ..notation.replay import replay_match
     from ..notation.validate import read_record
 
     try:
-        return replay_match(read_record(source)).position_at(game, turn)
+        match = replay_match(read_record(source))
+        return match.setup_at(game, turn, player=player), match.record.players
     except GameStateError as e:  # no such game or turn: a usage error
         raise _fail(str(e), ExitCode.USAGE) from None
 
@@ -444,6 +456,86 @@ def pips_command(
         typer.echo(f"  {label:<8} {side['pips']:>3} pips{extra}")
     for c in counts:
         typer.echo(f"  {c}")
+
+
+PlayerOpt = Annotated[Optional[int], typer.Option("--player", "-p", min=0, max=1, help="Which side's "
+                                                   "play of that turn (0 = first-named; default: the first "
+                                                   "in the record).")]
+
+
+@app.command("show")
+def show_command(
+    position: Annotated[str, typer.Argument(help="A position (any notation) or a record file.")],
+    game: GameOpt = None,
+    turn: TurnOpt = None,
+    player: PlayerOpt = None,
+    rules: RulesOpt = "backgammon",
+    unicode: Annotated[bool, typer.Option("--unicode", "-u", help="Box-drawing characters and "
+                       "round checkers.")] = False,
+    image: Annotated[Optional[Path], typer.Option("--image", "-o", help="Also draw the board "
+                     "to this .png or .svg file.")] = None,
+    names: Annotated[Optional[str], typer.Option("--names", help="Players' names, 'FIRST,SECOND' "
+                     "(default: the record's).")] = None,
+) -> None:
+    """Draw a position as text: backgammon in GNU Backgammon's frame, Long Nardy
+    in its own; optionally as an image too."""
+    from ..teaching.diagram import diagram
+
+    try:
+        setup, record_names = _setup_of(position, _rules(rules, None), game, turn, player)
+    except NardtoolsError as e:
+        raise _fail(str(e)) from None
+    shown = tuple(names.split(",", 1)) if names and "," in names else record_names
+    typer.echo(diagram(setup, shown, unicode=unicode), nl=False)
+    if image is not None:
+        from ..teaching.board_image import save_board
+
+        try:
+            save_board(image, setup, names=shown)
+        except ValueError as e:
+            raise _fail(str(e), ExitCode.USAGE) from None
+        typer.echo(f"wrote {image}", err=True)
+
+
+@app.command("replay")
+def replay_command(
+    record: Annotated[Path, typer.Argument(help="A record file (.mat or .nrd).", exists=True, dir_okay=False)],
+    game: GameOpt = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write one self-contained "
+                      "HTML page here.")] = None,
+    tui: Annotated[bool, typer.Option("--tui", help="Step through on the terminal (Enter for the "
+                   "next turn, q to quit).")] = False,
+    persian: Annotated[bool, typer.Option("--persian", help="Name each roll in Persian too "
+                       "(shesh-besh, du-shesh...).")] = False,
+    unicode: Annotated[bool, typer.Option("--unicode", "-u", help="Box-drawing diagrams (--tui).")] = False,
+    rules: Annotated[Optional[str], typer.Option("--rules", "-r", help="Replay under this ruleset "
+                     "instead of the one the record names.")] = None,
+) -> None:
+    """An annotated replay of one game: an HTML stepper (--output) or the terminal (--tui).
+
+    Annotations: the dice and play of every turn, the record's comments and
+    glyphs, forced moves, the number of legal plays, pip counts, race odds and
+    race errors where exact, and the rule of any illegal play (replayed leniently)."""
+    from ..errors import GameStateError
+    from ..notation.replay import replay_match
+    from ..notation.validate import read_record
+    from ..teaching.replay import replay_html, replay_terminal
+
+    if output is None and not tui:
+        raise _fail("say where the replay goes: --output replay.html, or --tui", ExitCode.USAGE)
+    try:
+        match = replay_match(read_record(record), rules=rules, lenient=True)
+        if tui:
+            replay_terminal(match, game, persian=persian, unicode=unicode)
+        if output is not None:
+            from .._io import write_atomically
+
+            write_atomically(output, replay_html(match, game, persian=persian))
+            typer.echo(f"wrote {output}", err=True)
+    except GameStateError as e:
+        raise _fail(str(e), ExitCode.USAGE) from None
+    except NardtoolsError as e:
+        raise _fail(str(e)) from None
 
 
 @app.command("race")

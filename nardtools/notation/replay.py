@@ -13,6 +13,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ..dice import Dice, Roll
 from ..engine import legal_plays
 from ..errors import GameStateError, IllegalPlayError, InvalidPlayError
 from ..game import Game, Phase
@@ -74,7 +75,8 @@ class ReplayedTurn:
     after: Position
     play: Play
     legal: bool
-    dice: tuple[int, ...] = ()  # the dice played: a roll, or dice carried over
+    dice: Roll | Dice | None = None  # the dice played: a roll, or dice carried over
+    first_turn: bool = False  # the side's first turn (the head rule's exceptions)
     cube: int = 1  # the cube before the play
     cube_owner: int | None = None
 
@@ -354,7 +356,7 @@ def _apply_play(a: Action, play: str, game: Game, out: ReplayedGame, problem: An
                 col=a.play_col, legal=legal())
     assert event.play is not None
     out.turns.append(ReplayedTurn(a, before, game.position, event.play, not event.note,
-                                  dice.dice, game.cube, game.cube_owner))
+                                  dice, first_turn, game.cube, game.cube_owner))
 
 
 def _resignation(a: Action, game: Game, problem: Any) -> None:

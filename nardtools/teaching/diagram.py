@@ -58,6 +58,7 @@ def diagram(setup: Setup | Position, names: Sequence[str] = ("", ""), *, unicode
     the players' names (player 0 first)."""
     if isinstance(setup, Position):
         setup = Setup(setup)
+    names = [name or f"player {i}" for i, name in enumerate(names)]
     text = (_long_frame(setup, names) if setup.position.kind is GameKind.LONG
             else _gnubg_frame(setup, names))
     return _unicode(text) if unicode else text
@@ -172,7 +173,7 @@ def _long_frame(setup: Setup, names: Sequence[str]) -> str:
     marks = ("XO"[me], "XO"[them])
 
     def who(i: int) -> str:
-        return f"{'XO'[i]}: {names[i]}" if names[i] else "XO"[i]
+        return f"{'XO'[i]}: {names[i]}"
 
     pips = p.pips()
     state = (f"rolled {setup.dice[0]}{setup.dice[1]}" if setup.dice

@@ -1,0 +1,135 @@
+"""The HTML replay in headless Chromium: step through every turn with the
+arrow keys and the buttons, and check the drawn board against the engine's
+positions and the shown annotations against the record.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` and the ``selenium``
+package (all installed by ``.ci/run``); skipped when any is absent."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from nardtools.notation.replay import ReplayedMatch, replay_match
+from nardtools.notation.validate import read_record
+from nardtools.position import BAR, Position
+from nardtools.teaching.replay import replay_html
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+
+RECORDS = [ROOT / "examples" / "teaching" / "long-annotated.nrd",
+           ROOT / "examples" / "backgammon" / "backgammon-5pt-seed6.mat"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM or not CHROMEDRIVER:
+        pytest.skip("chromium and chromedriver are not installed")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                 "--window-size=1400,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _expected_board(position: Position) -> Counter[tuple[str, int]]:
+    """(point from player 0's view, player) -> checkers, from the engine's position."""
+    zero, one = (position.mover, position.opponent) if position.player == 0 else (position.opponent, position.mover)
+    counts: Counter[tuple[str, int]] = Counter()
+    for q in range(1, 25):
+        if zero[q]:
+            counts[(f"p{q}", 0)] = zero[q]
+        theirs = one[position.kind.opponent_point(q)]
+        if theirs:
+            counts[(f"p{q}", 1)] = theirs
+    for side, arr in ((0, zero), (1, one)):
+        if arr[BAR]:
+            counts[("bar", side)] = arr[BAR]
+        if arr[0]:
+            counts[("off", side)] = arr[0]
+    return counts
+
+
+def _shown(driver: Any) -> dict[str, Any]:
+    return driver.execute_script("""
+        const m = document.getElementById('move');
+        return {index: Number(document.getElementById('board').dataset.index),
+                checkers: [...document.querySelectorAll('#board .checker')].map(c => [c.dataset.point, Number(c.dataset.side)]),
+                dice: [...document.querySelectorAll('#board .die')].map(d => d.dataset.value).join(''),
+                move_dice: m.dataset.dice, play: m.dataset.play,
+                glyphs: [...m.querySelectorAll('.glyph')].map(g => g.textContent),
+                comments: document.getElementById('comments').textContent,
+                notes: [...document.querySelectorAll('#notes li')].map(li => li.textContent),
+                arrows: document.querySelectorAll('#board .arrow').length};""")
+
+
+@pytest.mark.parametrize("path", RECORDS, ids=lambda p: p.name)
+def test_step_through_every_turn(browser: Any, path: Path, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    match: ReplayedMatch = replay_match(read_record(path))
+    game = match.games[0]
+    page = tmp_path / "replay.html"
+    page.write_text(replay_html(match, game.record.number), encoding="utf-8")
+    browser.get(page.as_uri())
+    body = browser.find_element(By.TAG_NAME, "body")
+    shown = _shown(browser)
+    assert shown["index"] == 0
+    positions = [game.turns[0].before] + [t.after for t in game.turns]
+    for i, position in enumerate(positions):
+        if i:
+            if i % 5 == 0:
+                browser.find_element(By.ID, "next").click()
+            else:
+                body.send_keys(Keys.ARROW_RIGHT)
+            shown = _shown(browser)
+        assert shown["index"] == i
+        assert Counter(tuple(c) for c in shown["checkers"]) == _expected_board(position), f"frame {i}"
+        if i == 0:
+            continue
+        turn = game.turns[i - 1]
+        action = turn.action
+        assert shown["move_dice"] == (f"{action.roll.high}{action.roll.low}" if action.roll and not action.part
+                                      else "".join(map(str, turn.dice.dice)))
+        assert shown["dice"] == shown["move_dice"]
+        assert shown["play"] == str(turn.play)
+        assert shown["glyphs"] == list(action.glyphs)
+        assert shown["comments"] == "\n".join(action.before + action.after)
+        assert shown["arrows"] == len(turn.play.steps)
+        assert shown["notes"][0].startswith(match.record.players[action.player])
+        legal = re.search(r"(\d+) legal plays|Forced|No legal play", " ".join(shown["notes"]))
+        assert legal is not None
+    body.send_keys(Keys.ARROW_RIGHT)  # past the end: stays on the last frame
+    assert _shown(browser)["index"] == len(positions) - 1
+    body.send_keys(Keys.HOME)
+    assert _shown(browser)["index"] == 0
+    browser.find_element(By.ID, "last").click()
+    assert _shown(browser)["index"] == len(positions) - 1
+    body.send_keys(Keys.ARROW_LEFT)
+    assert _shown(browser)["index"] == len(positions) - 2
+
+
+def test_the_page_is_self_contained() -> None:
+    match = replay_match(read_record(RECORDS[0]))
+    page = replay_html(match)
+    assert not re.search(r"""(src|href)\s*=|@import|url\((?!#)|fetch\(|XMLHttpRequest""", page)
+    # the only address is the SVG namespace, an identifier that is never fetched
+    assert set(re.findall(r"https?://[^\s\"']+", page)) == {"http://www.w3.org/2000/svg"}
+    assert "default-src 'none'" in page
