@@ -20,7 +20,7 @@ def cache(tmp_path_factory, monkeypatch):
 def test_one_checker_against_fifteen():
     odds = race_odds(Position.parse("backgammon X 6:1 / 6:15"))
     assert odds.exact and odds.p_win == pytest.approx(1.0)
-    assert odds.p_gammon == pytest.approx(127 / 144, abs=1e-12)  # RACE.md 2
+    assert odds.p_gammon == pytest.approx(127 / 144, abs=1e-7)  # RACE.md 2 (the cache stores float32)
 
 
 def test_documented_worst_case_of_the_one_sided_formula():

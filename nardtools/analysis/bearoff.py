@@ -134,26 +134,34 @@ class BearoffDatabase:
         """Load the database from the user cache, building (and saving) it if it
         is missing or does not verify."""
         path = (cache_dir or default_cache_dir()) / f"bearoff-{points}pt-v{_VERSION}.npz"
-        loaded = _LOADED.get(path)
-        if loaded is not None:
-            return loaded
-        _LOADED[path] = db = cls._load_or_build(points, path)
+        db = cls._load(points, path)
+        if db is None:
+            cls.build(points).save(path)
+            db = cls._load(points, path)  # the stored form (float32), as every later load sees it
+            assert db is not None, path
         return db
 
     @classmethod
-    def _load_or_build(cls, points: int, path: Path) -> BearoffDatabase:
-        if path.exists():
-            try:  # numpy checks each member's CRC-32 as it reads it
-                with np.load(path) as z:
-                    arrays = {k: z[k] for k in ("mean", "dist", "gammon_mean", "gammon_dist")}
-                n = position_count(points)
-                if all(len(a) == n for a in arrays.values()):
-                    return cls(points, arrays["mean"], arrays["dist"], arrays["gammon_mean"],
-                               arrays["gammon_dist"])
-            except Exception:  # noqa: BLE001 - any damage (bad zip, CRC, header, size): rebuild
-                pass
-        db = cls.build(points)
-        db.save(path)
+    def _load(cls, points: int, path: Path) -> BearoffDatabase | None:
+        """The database stored at ``path`` (kept in memory while the file is
+        unchanged), or None when it is missing or damaged."""
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        key = (path, stat.st_mtime_ns, stat.st_size)
+        if key in _LOADED:
+            return _LOADED[key]
+        try:  # numpy checks each member's CRC-32 as it reads it
+            with np.load(path) as z:
+                arrays = {k: z[k] for k in ("mean", "dist", "gammon_mean", "gammon_dist")}
+        except Exception:  # noqa: BLE001 - any damage (bad zip, CRC, header, size): rebuild
+            return None
+        n = position_count(points)
+        if not all(len(a) == n for a in arrays.values()):
+            return None
+        _LOADED[key] = db = cls(points, arrays["mean"], arrays["dist"], arrays["gammon_mean"],
+                                arrays["gammon_dist"])
         return db
 
     def save(self, path: Path) -> None:
@@ -168,8 +176,8 @@ class BearoffDatabase:
         os.replace(tmp, path)
 
 
-#: Databases already loaded in this process, by file.
-_LOADED: dict[Path, BearoffDatabase] = {}
+#: Databases already loaded in this process, by file, modification time and size.
+_LOADED: dict[tuple[Path, int, int], BearoffDatabase] = {}
 
 
 def default_cache_dir() -> Path:

@@ -538,6 +538,230 @@ def replay_command(
         raise _fail(str(e)) from None
 
 
+class StatsTable(str, enum.Enum):
+    games = "games"
+    turns = "turns"
+    players = "players"
+    dice = "dice"
+
+
+class StatsFormat(str, enum.Enum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+    parquet = "parquet"
+
+
+class Engine(str, enum.Enum):
+    local = "local"
+    dask = "dask"
+
+
+JobsOpt = Annotated[int, typer.Option("--jobs", "-j", min=0, help="Worker processes, 0 = every core.")]
+EngineOpt = Annotated[Engine, typer.Option("--engine", help="Run on local processes or a Dask cluster.")]
+SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address "
+                                                     "(default: start a local cluster).")]
+RaceDbOpt = Annotated[int, typer.Option("--race-db", min=2, max=12, help="Bear-off database points "
+                                        "for the exact race figures (built once and cached).")]
+
+
+def _collect(paths: list[Path], turns: bool, race_db: int, jobs: int, engine: Engine,
+             scheduler: str | None, sink: Any = None, quiet: bool = False) -> Any:
+    """Run the statistics pipeline with a progress bar on a terminal."""
+    import os
+
+    from rich.console import Console
+
+    from ..analysis.stats import collect
+    from ..notation.validate import expand_paths
+
+    err = Console(stderr=True)
+    total = len(expand_paths(paths))
+    progress = None
+    if not quiet and err.is_terminal and total > 4:
+        from rich.progress import Progress
+
+        bar = Progress(console=err, transient=True)
+        task = bar.add_task("replaying", total=total)
+        bar.start()
+        progress = lambda _stats: bar.advance(task)  # noqa: E731
+    try:
+        archive = collect(paths, turns=turns, race_points=race_db, jobs=jobs or os.cpu_count() or 1,
+                          engine=engine.value, scheduler=scheduler, sink=sink, progress=progress)
+    finally:
+        if progress is not None:
+            bar.stop()
+    if not quiet:
+        for path, why in archive.unreadable:
+            err.print(f"unreadable: {path}: {why}", markup=False, highlight=False)
+        for problem in archive.problems:
+            err.print(f"illegal: {problem}", markup=False, highlight=False)
+        err.print(f"{archive.files} files, {len(archive.games)} games; {len(archive.unreadable)} "
+                  f"unreadable, {len(archive.problems)} problems (games replayed leniently)",
+                  markup=False, highlight=False)
+    return archive
+
+
+@app.command("stats")
+def stats_command(
+    paths: Annotated[list[Path], typer.Argument(help="Record files or directories.")],
+    table: Annotated[StatsTable, typer.Option("--table", "-t", help="Which table.")] = StatsTable.games,
+    group_by: Annotated[Optional[list[str]], typer.Option("--group-by", "-g", help="Group rows by these "
+                        "columns (repeatable or comma-separated): counts and means.")] = None,
+    fmt: Annotated[StatsFormat, typer.Option("--format", "-f", help="table on the terminal; csv, json "
+                   "or parquet to --output (or stdout for csv/json).")] = StatsFormat.table,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here (atomically).")] = None,
+    jobs: JobsOpt = 0,
+    engine: EngineOpt = Engine.local,
+    scheduler: SchedulerOpt = None,
+    race_db: RaceDbOpt = 6,
+    rows: Annotated[int, typer.Option("--rows", help="Rows shown on the terminal.")] = 40,
+    columns: Annotated[Optional[str], typer.Option("--columns", "-c", help="Comma-separated columns to "
+                       "show or write (default: all in files, the main ones on the terminal).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")] = False,
+) -> None:
+    """Statistics over archives: games, turns, players or dice (see docs/stats.md).
+
+    Every game is replayed (leniently); unreadable files and illegal games are
+    listed on stderr and never stop the run.  The turns table streams to a
+    csv/json/parquet --output, so memory stays flat in the archive's size."""
+    from ..analysis.stats import TableSink, to_frame
+
+    keys = [k for g in group_by or [] for k in g.split(",") if k]
+    if fmt is StatsFormat.parquet and output is None:
+        raise _fail("parquet needs --output FILE", ExitCode.USAGE)
+    stream = table is StatsTable.turns and output is not None and fmt is not StatsFormat.table and not keys
+    sink = TableSink(output, fmt.value, "turns") if stream and output is not None else None
+    try:
+        archive = _collect(paths, table is StatsTable.turns, race_db, jobs, engine, scheduler, sink, quiet)
+    except BaseException:
+        if sink is not None:
+            sink.abort()
+        raise
+    if sink is not None:
+        sink.close()
+        if not quiet:
+            typer.echo(f"wrote {sink.rows} rows to {output}", err=True)
+        return
+    from ..analysis.stats import TERMINAL_COLUMNS
+
+    frame = archive.frame(table.value)
+    chosen = [c for c in (columns or "").split(",") if c]
+    unknown = [c for c in chosen if c not in frame.columns]
+    if unknown:
+        raise _fail(f"--columns: no column {unknown[0]!r}; columns: {', '.join(frame.columns)}", ExitCode.USAGE)
+    if chosen:
+        frame = frame[chosen]
+    elif fmt is StatsFormat.table and not keys:
+        frame = frame[TERMINAL_COLUMNS[table.value]]
+    if "file" in frame.columns and fmt is StatsFormat.table:
+        frame = frame.assign(file=frame["file"].map(lambda f: Path(f).name))
+    if keys:
+        from ..analysis.stats import group
+
+        try:
+            frame = group(frame, keys)
+        except KeyError as e:
+            raise _fail(f"--group-by: {e.args[0]}", ExitCode.USAGE) from None
+    _emit_frame(frame, fmt, output, rows, table.value)
+
+
+def _emit_frame(frame: Any, fmt: StatsFormat, output: Path | None, rows: int, title: str) -> None:
+    from .._io import write_atomically
+
+    if fmt is StatsFormat.table:
+        from rich.console import Console
+        from rich.table import Table
+
+        shown = Table(title=f"{title} ({len(frame)} rows)", show_lines=False)
+        for column in frame.columns:
+            shown.add_column(str(column), overflow="fold")
+        for record in frame.head(rows).itertuples(index=False):
+            shown.add_row(*("" if _missing(v) else f"{v:.4g}" if isinstance(v, float) else str(v) for v in record))
+        # a pipe or a file gets wide rows, not columns folded to 80 characters
+        wide = output is not None or not sys.stdout.isatty()
+        console = Console(file=open(output, "w", encoding="utf-8") if output else None, width=240 if wide else None)
+        console.print(shown)
+        if len(frame) > rows:
+            console.print(f"... {len(frame) - rows} more rows: --rows N, or --format csv/parquet --output FILE")
+        return
+    if fmt is StatsFormat.parquet:
+        import io
+
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer, index=False)
+        assert output is not None
+        write_atomically(output, buffer.getvalue())
+        return
+    text = frame.to_csv(index=False) if fmt is StatsFormat.csv else frame.to_json(orient="records", indent=1)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        write_atomically(output, text)
+
+
+def _missing(value: Any) -> bool:
+    import pandas as pd
+
+    return value is None or (not isinstance(value, str) and bool(pd.isna(value)))
+
+
+class PlotKind(str, enum.Enum):
+    pips = "pips"
+    dice = "dice"
+    outcomes = "outcomes"
+    openings = "openings"
+
+
+@app.command("plot")
+def plot_command(
+    kind: Annotated[PlotKind, typer.Argument(help="pips (one game's trajectory), dice, outcomes, openings.")],
+    paths: Annotated[list[Path], typer.Argument(help="Record files or directories (pips: one file).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The image: .png or .svg.")],
+    game: GameOpt = None,
+    jobs: JobsOpt = 0,
+    engine: EngineOpt = Engine.local,
+    scheduler: SchedulerOpt = None,
+    race_db: RaceDbOpt = 6,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")] = False,
+) -> None:
+    """Plots of an archive: a game's pip counts, dice against a fair die,
+    outcomes by variant, win rate by opening roll."""
+    from ..analysis import plots
+
+    if output.suffix.lower() not in (".png", ".svg"):
+        raise _fail(f"{output}: plots are .png or .svg", ExitCode.USAGE)
+    if kind is PlotKind.pips:
+        from ..analysis.annotate import annotate_game
+        from ..errors import GameStateError
+        from ..notation.replay import replay_match
+        from ..notation.validate import read_record
+
+        if len(paths) != 1 or not paths[0].is_file():
+            raise _fail("plot pips takes one record file (and --game)", ExitCode.USAGE)
+        try:
+            match = replay_match(read_record(paths[0]), lenient=True)
+            replayed = match.game(game)
+        except GameStateError as e:
+            raise _fail(str(e), ExitCode.USAGE) from None
+        except NardtoolsError as e:
+            raise _fail(str(e)) from None
+        names = (match.record.players[0] or "X", match.record.players[1] or "O")
+        fig = plots.plot_pips(annotate_game(replayed, race_points=race_db), names,
+                              f"{paths[0].name}, game {replayed.record.number}")
+    else:
+        archive = _collect(paths, False, race_db, jobs, engine, scheduler, quiet=quiet)
+        if kind is PlotKind.dice:
+            fig = plots.plot_dice(archive.all_rolls())
+        elif kind is PlotKind.outcomes:
+            fig = plots.plot_outcomes(archive.games)
+        else:
+            fig = plots.plot_openings(archive.games)
+    plots.save_figure(fig, output)
+    if not quiet:
+        typer.echo(f"wrote {output}", err=True)
+
+
 @app.command("race")
 def race_command(
     position: Annotated[str, typer.Argument(help="A race position (any notation) or a record file.")],

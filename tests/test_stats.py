@@ -1,0 +1,185 @@
+"""Archive statistics: the tables agree with the records, turn rows by hand,
+dice tests, output formats, plots, and the Dask path equal to the local one."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from nardtools.analysis.plots import plot_dice, plot_openings, plot_outcomes, save_figure, wilson
+from nardtools.analysis.stats import SCHEMAS, chi2_sf, collect, dice_row, file_stats
+from nardtools.cli import app
+from nardtools.notation.replay import replay_match
+from nardtools.notation.validate import expand_paths, read_record
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+FIXTURE = ROOT / "tests" / "fixtures" / "gnubg-standard-5-90001.mat"
+runner = CliRunner()
+MULTIPLIER = {"single": 1, "gammon": 2, "backgammon": 3}
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
+def test_games_table_agrees_with_the_records() -> None:
+    archive = collect([CORPUS], jobs=2)
+    files = expand_paths([CORPUS])
+    assert archive.files == len(files) and not archive.unreadable
+    rows = {(g["file"], g["game"]): g for g in archive.games}
+    expected_games = 0
+    for path in files:
+        record = read_record(path)
+        for grec in record.games:
+            expected_games += 1
+            row = rows[(path, grec.number)]
+            assert (row["score0"], row["score1"]) == grec.score
+            result = grec.result
+            if result is None:
+                assert row["winner_side"] is None or row["result_source"] == "replay"
+                continue
+            where = f"{path} game {grec.number}"
+            assert row["winner_side"] == result.player, where
+            assert row["winner"] == (record.players[result.player] or "XO"[result.player]), where
+            assert row["record_points"] == result.value, where
+            if row["points"] != result.value:  # a record that scores its own result wrongly is flagged
+                match = replay_match(record)
+                assert any(p.rule == "result" and p.game == grec.number for p in match.problems), where
+            if result.note:
+                assert row["outcome"] == result.note, where
+            if row["ending"] == "bear-off" and row["variant"] != "long":
+                # the kind the engine saw at the end, times the cube, is what the record scored
+                assert row["points"] == row["cube"] * MULTIPLIER[row["outcome"]], where
+    assert len(archive.games) == expected_games
+
+
+def test_turn_rows_by_hand() -> None:
+    stats = file_stats(str(FIXTURE), turns=True)
+    turns = [t for t in stats.turns if t["game"] == 1]
+    first, second = turns[0], turns[1]
+    # 1) root 64: 24/18 18/14 -- the opening: 167 pips each, 10 pips used
+    assert (first["player"], first["dice"], first["play"]) == ("root", "64", "24/18/14")
+    assert (first["pips_before"], first["pips_opponent"], first["pips_after"]) == (167, 167, 157)
+    assert first["dice_used"] == 2 and first["dice_lost"] == 0 and not first["race"]
+    # 2) gnubg 21: 13/11* 24/23 -- hits the blot on root's 14 (gnubg's 11)
+    assert (second["player"], second["dice"], second["play"]) == ("gnubg", "21", "24/23 13/11*")
+    assert (second["pips_before"], second["pips_opponent"], second["pips_after"]) == (167, 157, 164)
+    # 2) root 51: 25/20 24/23 -- enters from the bar: 157 + 11 for the hit checker
+    third = turns[2]
+    assert third["play"] == "bar/20 24/23" and third["pips_before"] == 157 + 11
+    game = stats.games[0]
+    assert (game["winner"], game["outcome"], game["points"], game["ending"], game["cube"]) == \
+        ("root", "single", 2, "drop", 2)
+
+
+def test_chi_square_and_dice_rows() -> None:
+    assert chi2_sf(0, 5) == 1.0
+    assert chi2_sf(9.236357, 5) == pytest.approx(0.1, abs=1e-6)  # the 90% point of chi2(5)
+    assert chi2_sf(6.634897, 1) == pytest.approx(0.01, abs=1e-6)
+    assert chi2_sf(37.56623, 20) == pytest.approx(0.01, abs=1e-6)
+    rng = random.Random(5)
+    fair = Counter("".join(map(str, sorted((rng.randint(1, 6), rng.randint(1, 6)), reverse=True)))
+                   for _ in range(20000))
+    row = dice_row("fair", fair)
+    assert row["rolls"] == 20000 and sum(row[f"face{f}"] for f in range(1, 7)) == 40000
+    assert row["face_p_value"] > 0.001 and row["roll_p_value"] > 0.001
+    assert row["doubles_rate"] == pytest.approx(1 / 6, abs=0.01)
+    loaded = Counter({k: v for k, v in fair.items()})
+    loaded["66"] += 300  # a die that likes sixes
+    assert dice_row("loaded", loaded)["face_p_value"] < 1e-6
+    assert dice_row("nobody", Counter())["rolls"] == 0
+
+
+def test_opening_rolls_are_left_out_of_backgammon_fairness() -> None:
+    # backgammon's opening roll is the two players' single dice, never a double
+    stats = file_stats(str(FIXTURE))
+    rolled = sum(sum(c.values()) for c in stats.rolls.values())
+    played = sum(1 for _ in stats.turns) or None  # (turn rows not asked for)
+    assert played is None
+    turns = file_stats(str(FIXTURE), turns=True).turns
+    assert rolled == len([t for t in turns if t["index"] > 0])
+
+
+def test_unreadable_files_are_listed_not_fatal(tmp_path: Path) -> None:
+    good = tmp_path / "good.mat"
+    good.write_bytes(FIXTURE.read_bytes())
+    bad = tmp_path / "bad.mat"
+    bad.write_bytes(b"\xff\xfe\x00garbage 5 point match")
+    archive = collect([good, bad])
+    assert archive.files == 2 and len(archive.unreadable) <= 1
+    assert len(archive.games) == len(read_record(good).games)
+
+
+def test_cli_formats_and_dtypes(tmp_path: Path) -> None:
+    examples = str(ROOT / "examples")
+    out = tmp_path / "turns.parquet"
+    result = runner.invoke(app, ["stats", examples, "--table", "turns", "--format", "parquet", "--output",
+                                 str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    turns = pd.read_parquet(out)
+    assert {c: str(t) for c, t in turns.dtypes.items()} == SCHEMAS["turns"]
+    for table in ("games", "players", "dice"):
+        path = tmp_path / f"{table}.parquet"
+        assert runner.invoke(app, ["stats", examples, "-t", table, "-f", "parquet", "-o", str(path),
+                                   "-q"]).exit_code == 0
+        frame = pd.read_parquet(path)
+        assert {c: str(t) for c, t in frame.dtypes.items()} == SCHEMAS[table]
+    games = pd.read_parquet(tmp_path / "games.parquet")
+    assert games["turns"].sum() == len(turns)
+    csv = tmp_path / "turns.csv"
+    assert runner.invoke(app, ["stats", examples, "-t", "turns", "-f", "csv", "-o", str(csv), "-q"]).exit_code == 0
+    assert len(pd.read_csv(csv)) == len(turns)
+    js = tmp_path / "turns.json"
+    assert runner.invoke(app, ["stats", examples, "-t", "turns", "-f", "json", "-o", str(js), "-q"]).exit_code == 0
+    assert len(json.loads(js.read_text())) == len(turns)
+    grouped = runner.invoke(app, ["stats", examples, "--group-by", "variant,outcome", "-f", "csv", "-q"])
+    frame = pd.read_csv(pd.io.common.StringIO(grouped.output))
+    assert frame["rows"].sum() == len(games)
+    bad = runner.invoke(app, ["stats", examples, "--group-by", "nonsense", "-q"])
+    assert bad.exit_code == 2 and "no column 'nonsense'" in bad.output
+    shown = runner.invoke(app, ["stats", examples, "-t", "players", "-q"])
+    assert shown.exit_code == 0 and "players (2 rows)" in shown.output and "white" in shown.output
+
+
+def test_plots_png_and_svg(tmp_path: Path) -> None:
+    archive = collect([ROOT / "examples"])
+    for fig, name in ((plot_dice(archive.all_rolls()), "dice"), (plot_outcomes(archive.games), "outcomes"),
+                      (plot_openings(archive.games), "openings")):
+        assert save_figure(fig, tmp_path / f"{name}.png").read_bytes().startswith(b"\x89PNG")
+    for kind in ("dice", "outcomes", "openings"):
+        svg = tmp_path / f"{kind}.svg"
+        result = runner.invoke(app, ["plot", kind, str(ROOT / "examples"), "--output", str(svg), "-q"])
+        assert result.exit_code == 0 and svg.read_text().startswith("<?xml")
+    pips = tmp_path / "pips.png"
+    result = runner.invoke(app, ["plot", "pips", str(FIXTURE), "--game", "2", "--output", str(pips), "-q"])
+    assert result.exit_code == 0 and pips.stat().st_size > 5000
+    assert runner.invoke(app, ["plot", "pips", str(FIXTURE), "--output", str(tmp_path / "x.jpg")]).exit_code == 2
+    low, high = wilson(50, 100)
+    assert low < 0.5 < high and math.isclose(low + high, 1.0)
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
+def test_dask_path_gives_the_same_tables() -> None:
+    pytest.importorskip("dask.distributed")
+    from dask.distributed import Client, LocalCluster
+
+    from nardtools.analysis.stats import Archive, run_dask
+
+    paths = expand_paths([CORPUS / "gnubg-selfplay"])[:12]
+    local = collect(paths, turns=True, jobs=1)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        remote = Archive(keep_turns=True)
+        for stats in run_dask(paths, turns=True, client=client):
+            remote.add(stats)
+    remote.games.sort(key=lambda g: (g["file"], g["game"]))
+    for table in ("games", "players", "dice", "turns"):
+        a, b = local.frame(table), remote.frame(table)
+        if table == "turns":
+            a, b = (f.sort_values(["file", "game", "index"]).reset_index(drop=True) for f in (a, b))
+        pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-12)
