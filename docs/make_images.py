@@ -31,6 +31,15 @@ def main() -> None:
                        last_player=last.action.player if last else None,
                        title=f"{record.rsplit('/', 1)[-1]}, game {game}, before turn {turn}")
         print(f"docs/images/{name}.png/.svg")
+    from nardtools.analysis.plots import plot_dice, plot_openings, plot_outcomes, save_figure
+    from nardtools.analysis.stats import collect
+
+    archive = collect([ROOT / "examples"])
+    save_figure(plot_dice(archive.all_rolls(), "Dice of the bundled examples"), OUT / "plot-dice.png")
+    save_figure(plot_openings(archive.games, "Win rate by opening roll (bundled examples)"),
+                OUT / "plot-openings.png")
+    save_figure(plot_outcomes(archive.games, "Outcomes by variant (bundled examples)"), OUT / "plot-outcomes.png")
+    print("docs/images/plot-dice.png, plot-openings.png, plot-outcomes.png")
 
 
 if __name__ == "__main__":

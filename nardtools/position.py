@@ -169,6 +169,15 @@ class Position:
         """``side(0)`` is the mover's array, ``side(1)`` the opponent's."""
         return self.mover if which == 0 else self.opponent
 
+    def side_of(self, player: int) -> tuple[int, ...]:
+        """Player ``player``'s checkers (0 = ``X``, 1 = ``O``) in its own
+        numbering, whichever side is on roll.
+
+        >>> Position.parse("long O 24:15 / 24:14,4:1").side_of(0)[4]
+        1
+        """
+        return self.mover if player == self.player else self.opponent
+
     def checkers_in_home(self, which: int = 0) -> int:
         """Checkers on points 1..6 of one side (0 = mover)."""
         return sum(self.side(which)[1:7])

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..engine import legal_plays
 from ..play import Step
-from ..position import PLAYER_NAMES, Position
+from ..position import Position
 from ..notation.replay import ReplayedGame
 from .pips import is_race
 from .race import race_odds
@@ -149,8 +149,3 @@ def annotate_game(replayed: ReplayedGame, *, race_points: int = 6, race: bool = 
             comments=a.before + a.after, glyphs=a.glyphs,
             persian=roll.persian_name if roll else "", cube=t.cube, steps=t.play.steps, **figures))
     return notes
-
-
-def player_name(names: tuple[str, str], player: int) -> str:
-    """A player's name, or ``X``/``O`` when the record has none."""
-    return names[player] or PLAYER_NAMES[player]

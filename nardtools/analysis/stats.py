@@ -118,15 +118,17 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6) -> FileStat
     try:
         record = read_record(path)
         match = replay_match(record, lenient=True)
+        return file_stats_from_record(match, turns=turns, race_points=race_points)
     except (OSError, UnicodeError, NardtoolsError) as e:
         return FileStats(str(path), unreadable=str(e))
-    return file_stats_from_record(match, turns=turns, race_points=race_points)
+    except Exception as e:  # noqa: BLE001 - a bug must not stop the batch either: report it
+        return FileStats(str(path), unreadable=f"internal error ({type(e).__name__}: {e}); please report it")
 
 
 def file_stats_from_record(match: ReplayedMatch, *, turns: bool = False, race_points: int = 6) -> FileStats:
     """The statistics of one replayed file; see the module docstring."""
     record = match.record
-    names = tuple(record.players[i] or ("X", "O")[i] for i in (0, 1))
+    names = record.names
     rules = match.ruleset.rules
     variant = "long" if rules.is_long else rules.start
     out = FileStats(record.path)
@@ -148,7 +150,7 @@ def file_stats_from_record(match: ReplayedMatch, *, turns: bool = False, race_po
             "score0": g.record.score[0], "score1": g.record.score[1],
             "winner": names[winner_side] if winner_side is not None else None, "winner_side": winner_side,
             "outcome": kind or None,
-            "ending": outcome.ending.value if outcome else ("resign" if result and not notes else None),
+            "ending": outcome.ending.value if outcome else None,
             "points": outcome.points if outcome else (result.value if result else None),
             "record_points": result.value if result else None,
             "cube": g.game.cube, "turns": len(notes),

@@ -746,7 +746,7 @@ def plot_command(
             raise _fail(str(e), ExitCode.USAGE) from None
         except NardtoolsError as e:
             raise _fail(str(e)) from None
-        names = (match.record.players[0] or "X", match.record.players[1] or "O")
+        names = match.record.names
         fig = plots.plot_pips(annotate_game(replayed, race_points=race_db), names,
                               f"{paths[0].name}, game {replayed.record.number}")
     else:

@@ -110,6 +110,11 @@ class MatchRecord:
     games: list[GameRecord] = field(default_factory=list)
     errors: list[RecordError] = field(default_factory=list)  # syntax problems found while reading
 
+    @property
+    def names(self) -> tuple[str, str]:
+        """The players' names, ``X`` and ``O`` standing in for missing ones."""
+        return (self.players[0] or "X", self.players[1] or "O")
+
     def tag(self, key: str, default: str = "") -> str:
         """The value of the last tag named ``key`` (case-insensitive)."""
         for k, v in reversed(self.tags):

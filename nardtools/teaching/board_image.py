@@ -47,11 +47,6 @@ def _slot(point: int) -> tuple[float, bool]:
     return _column_x(point - 13), True
 
 
-def _sides(position: Position, view: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(the view side's checkers, the other side's), each in its own numbering."""
-    return (position.mover, position.opponent) if view == position.player else (position.opponent, position.mover)
-
-
 def board_figure(setup: Setup | Position, *, names: Sequence[str] = ("", ""), view: int | None = None,
                  last_play: Play | None = None, last_player: int | None = None,
                  title: str = "", ax: Axes | None = None) -> Figure:
@@ -71,7 +66,7 @@ def board_figure(setup: Setup | Position, *, names: Sequence[str] = ("", ""), vi
     p = setup.position
     view = p.player if view is None else view
     other = 1 - view
-    mine, theirs = _sides(p, view)
+    mine, theirs = p.side_of(view), p.side_of(other)
     kind = p.kind
     if ax is None:
         fig, ax = plt.subplots(figsize=(8.4, 6.2), dpi=100)

@@ -67,9 +67,7 @@ def diagram(setup: Setup | Position, names: Sequence[str] = ("", ""), *, unicode
 def _points(position: Position) -> tuple[list[int], list[int], int, int]:
     """Player 1's checkers by its own point (index 0 = point 1, 24 = bar), then
     player 0's; and how many each has borne off (player 1, player 0)."""
-    mine, theirs = position.mover, position.opponent
-    if position.player == 0:
-        mine, theirs = theirs, mine
+    mine, theirs = position.side_of(1), position.side_of(0)
     x = [mine[p] for p in range(1, 25)] + [mine[25]]
     o = [theirs[p] for p in range(1, 25)] + [theirs[25]]
     return x, o, mine[0], theirs[0]

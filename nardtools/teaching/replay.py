@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ..analysis.annotate import TurnNote, annotate_game, player_name
+from ..analysis.annotate import TurnNote, annotate_game
 from ..play import Step
 from ..position import BAR, Position
 from ..notation.ids import Setup
@@ -46,7 +46,7 @@ def _fmt_equity(x: float) -> str:
 
 def describe(note: TurnNote, names: tuple[str, str], *, persian: bool = False) -> list[str]:
     """The automatic annotations of one play, as sentences."""
-    who = player_name(names, note.player)
+    who = names[note.player]
     roll = f"rolled {note.dice}" if not note.dice.startswith("+") else f"plays the carried-over {note.dice[1:]}"
     if persian and note.persian:
         roll += f" ({note.persian})"
@@ -60,7 +60,7 @@ def describe(note: TurnNote, names: tuple[str, str], *, persian: bool = False) -
     if note.dice_lost:
         lines.append(f"{note.dice_lost} of the dice could not be played.")
     lines.append(f"Pips: {who} {note.pips_before[0]} → {note.pips_after[0]}, "
-                 f"{player_name(names, 1 - note.player)} {note.pips_before[1]}.")
+                 f"{names[1 - note.player]} {note.pips_before[1]}.")
     if not note.legal:
         lines.append(f"Illegal play applied (rule: {note.rule}).")
     if note.race:
@@ -93,8 +93,7 @@ def game_frames(replayed: ReplayedGame, names: tuple[str, str], *, persian: bool
 def _view(position: Position, view: int) -> dict[str, Any]:
     """The board from player ``view``'s side: for each of its points 1..24 the
     count and whose checkers (0/1), and the bars and trays."""
-    mine, theirs = (position.mover, position.opponent) if position.player == view else \
-        (position.opponent, position.mover)
+    mine, theirs = position.side_of(view), position.side_of(1 - view)
     points = []
     for q in range(1, 25):
         if mine[q]:
@@ -120,7 +119,7 @@ def frames_data(match: ReplayedMatch, game: int | None = None, *, persian: bool 
     """Everything the HTML page shows, as JSON-ready data."""
     replayed = match.game(game)
     record = match.record
-    names = (record.players[0] or "X", record.players[1] or "O")
+    names = record.names
     frames = game_frames(replayed, names, persian=persian, race_points=race_points)
     out = []
     for f in frames:
@@ -142,7 +141,8 @@ def frames_data(match: ReplayedMatch, game: int | None = None, *, persian: bool 
     g = replayed.game
     result = ""
     if g.outcome is not None:
-        result = f"{player_name(names, g.outcome.winner)} wins {g.outcome.points} point(s) ({g.outcome.kind})"
+        unit = "point" if g.outcome.points == 1 else "points"
+        result = f"{names[g.outcome.winner]} wins {g.outcome.points} {unit} ({g.outcome.kind})"
     return {
         "title": f"{names[0]} vs {names[1]}, game {replayed.record.number}",
         "names": list(names), "kind": frames[0].position.kind.value, "ruleset": match.ruleset.name,
@@ -169,12 +169,12 @@ def replay_terminal(match: ReplayedMatch, game: int | None = None, *, persian: b
     """Step through a game on the terminal: a diagram and the annotations per
     turn, the next one on Enter (``q`` quits).  Returns the frames shown."""
     replayed = match.game(game)
-    names = (match.record.players[0] or "X", match.record.players[1] or "O")
+    names = match.record.names
     g = replayed.game
     shown = 0
     for f in game_frames(replayed, names, persian=persian):
-        dice = None
-        setup = Setup(f.position, dice, 1, None, g.match_length, g.score, g.crawford)
+        setup = Setup(f.position, cube=f.note.cube if f.note else 1, match_length=g.match_length,
+                      score=g.score, crawford=g.crawford)
         show(diagram(setup, names, unicode=unicode) + "\n".join(f.lines) + "\n")
         shown += 1
         if f.index < len(replayed.turns) and ask("[Enter] next, q quits: ").strip().lower().startswith("q"):
