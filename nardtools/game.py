@@ -270,6 +270,23 @@ class Game:
         self.dice = dice
         self.phase = Phase.PLAY
 
+    def set_board(self, position: Position, played_by: int | None = None) -> None:
+        """A board edit in a record: the game goes on from ``position``, whose
+        ``player`` rolls next.  ``played_by`` names the side whose (unrecorded)
+        play led there, which counts as its turn (Snowie's ``Illegal play``)."""
+        if self.phase not in (Phase.OPENING, Phase.ROLL):
+            raise GameStateError(f"the board can be set only between turns, not in phase {self.phase.value}")
+        if position.kind is not self.position.kind or not position.is_valid():
+            raise GameStateError(f"cannot set the board to {position}: "
+                                 + ("another game" if position.kind is not self.position.kind
+                                    else repr(position.status())))
+        if played_by is not None:
+            self.turns_played[played_by] += 1
+        self.history.append(Event(position.player, "set-board", note=str(position)))
+        self.position = position
+        self.dice = None
+        self.phase = Phase.ROLL
+
     def double(self) -> None:
         """The side on roll offers a double (даве)."""
         reason = self.may_double()

@@ -136,6 +136,66 @@ def read_match_id(text: str, position: Position) -> Setup:
 
 
 # ---------------------------------------------------------------------------
+# Snowie text positions (the ``Illegal play (...)`` cells of FORMATS.md 1.2)
+
+def read_snowie(text: str) -> tuple[Setup, tuple[str, str]]:
+    """Read a Snowie text position: 40 ``;``-separated fields (a trailing
+    ``;`` allowed), returning the setup and the names (on roll first).
+
+    Fields: 0 match length; 1 Jacoby; 2, 3 unknown; 4 player on roll; 5, 6 the
+    names (on roll first); 7 Crawford game; 8, 9 scores (on roll first);
+    10 cube; 11 cube owner (1 on roll, -1 the other side, 0 centred); 12 the
+    checkers of the side on roll on the bar; 13..36 points 1..24 from the view
+    of the side on roll, positive for its checkers, negative for the other
+    side's; 37 the other side's bar; 38, 39 the dice (0 0: not rolled).
+    The position's ``player`` is 0 (the side on roll); callers set it.
+
+    >>> setup, names = read_snowie("0;1;0;1;0;a;b;0;0;0;1;0;0;" + "-2;0;0;0;0;5;0;3;0;0;0;-5;5;0;0;0;-3;0;-5;0;0;0;0;2;" + "0;0;0")
+    >>> setup.position == Position.start(), names
+    (True, ('a', 'b'))
+    """
+    fields = text.strip().rstrip(";").split(";")
+    if len(fields) != 40:
+        raise InvalidPositionError(f"bad Snowie position: {len(fields)} fields, expected 40")
+    try:
+        n = [0 if i in (5, 6) else int(f) for i, f in enumerate(fields)]
+    except ValueError:
+        raise InvalidPositionError("bad Snowie position: a numeric field is not a number") from None
+    mine, theirs = [0] * 26, [0] * 26
+    mine[BAR], theirs[BAR] = abs(n[12]), abs(n[37])
+    for point in range(1, 25):
+        v = n[12 + point]
+        if v > 0:
+            mine[point] = v
+        elif v < 0:
+            theirs[25 - point] = -v
+    for side in (mine, theirs):
+        side[0] = 15 - sum(side)
+        if side[0] < 0:
+            raise InvalidPositionError("bad Snowie position: more than 15 checkers on a side")
+    position = Position(GameKind.BACKGAMMON, tuple(mine), tuple(theirs), 0)
+    owner = {1: 0, -1: 1}.get(n[11])
+    setup = Setup(position, (n[38], n[39]) if n[38] else None, max(1, n[10]), owner, n[0], (n[8], n[9]),
+                  crawford=bool(n[7]), jacoby=bool(n[1]))
+    return setup, (fields[5], fields[6])
+
+
+def snowie(setup: Setup, names: tuple[str, str] = ("", "")) -> str:
+    """Write a Snowie text position for ``setup`` from the view of its side on
+    roll (the inverse of :func:`read_snowie`; ``names`` on roll first)."""
+    p = setup.position
+    points = []
+    for point in range(1, 25):
+        points.append(p.mover[point] - p.opponent[25 - point])
+    owner = 0 if setup.cube_owner is None else (1 if setup.cube_owner == p.player else -1)
+    dice = setup.dice or (0, 0)
+    fields = [setup.match_length, int(setup.jacoby and not setup.match_length), 0, 0, p.player, names[0],
+              names[1], int(setup.crawford), setup.score[0], setup.score[1], setup.cube, owner,
+              p.mover[BAR], *points, p.opponent[BAR], dice[0], dice[1]]
+    return ";".join(map(str, fields)) + ";"
+
+
+# ---------------------------------------------------------------------------
 # XGID (FORMATS.md section 4)
 
 def _xg_char(n: int, upper: bool) -> str:
@@ -170,6 +230,11 @@ def xgid(setup: Setup) -> str:
         rules = int(setup.jacoby) | 2 * int(setup.beaver)
     return (f"XGID={''.join(chars)}:{setup.cube.bit_length() - 1}:{cube_pos}:{turn}:{dice}:"
             f"{setup.score[1]}:{setup.score[0]}:{rules}:{setup.match_length}:10")
+
+
+def xg_position(setup: Setup) -> str:
+    """The 26-character position of an XGID (as ``; Set Pos=`` lines write it)."""
+    return xgid(setup)[5:31]
 
 
 _XGID = re.compile(r"(?:XGID=)?([-a-pA-P]{26}):(-?\d+):(-?\d+):(-?1):(\d\d|D|B|R):(\d+):(\d+):(\d+):(\d+)(?::(\d+))?")

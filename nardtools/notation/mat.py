@@ -19,12 +19,15 @@ columns, since the right column wanders from 33 to 46 between producers
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any, Mapping
 
 from ..dice import Roll
+from ..errors import InvalidPositionError
 from ..play import Play
+from .ids import Setup, read_snowie, read_xgid, snowie, xg_position
 from .record import Action, ActionKind, GameRecord, MatchRecord, RecordError
 
 _HEADER = re.compile(r"^\s*(\d+)\s+point\s+match\b", re.IGNORECASE)
@@ -41,6 +44,8 @@ _DICE_CELL = re.compile(r"([1-6])([1-6]):\s*(.*)$")
 _CUBE_CELL = re.compile(r"(doubles|beavers|raccoons)\s*=>\s*(\d+)\s*$", re.IGNORECASE)
 _RESULT_CELL = re.compile(r"(wins|losses)\s+(\d+)\s+points?\b\s*(and\s+the\s+match)?\s*$", re.IGNORECASE)
 _RATING = re.compile(r",\s*\d+$")
+_SNOWIE = re.compile(r"illegal\s+play\s*\(([^)]*)\)\s*$", re.IGNORECASE)
+_SET_POS = re.compile(r";\s*Set\s+Pos\s*=\s*([-a-pA-P]{26})(?:\s*/\s*(\d+))?\s*$", re.IGNORECASE)
 _RIGHT_GAP = 8  # a lone cell this far after ")" is in the right column
 _RIGHT_INDENT = 20  # a result line without a number this far in belongs to the right player
 
@@ -77,6 +82,9 @@ def read_mat(text: str, path: str = "") -> MatchRecord:
         line = raw.lstrip("\ufeff").rstrip()
         stripped = line.strip()
         if not stripped:
+            continue
+        if game is not None and _SET_POS.match(stripped):
+            _set_position(stripped, lineno, game, record, line)
             continue
         if stripped[0] in ";#":
             record.comments.append(stripped[1:].strip())
@@ -116,6 +124,8 @@ def read_mat(text: str, path: str = "") -> MatchRecord:
         _read_line(line, lineno, game, record)
     if not header_seen:
         raise RecordError("not a .mat file: no 'N point match' header", path=path, line=1, col=1)
+    for g in record.games:
+        _settle_boards(g)
     return record
 
 
@@ -151,6 +161,49 @@ def _read_line(line: str, lineno: int, game: GameRecord, record: MatchRecord) ->
             game.actions.append(action)
 
 
+def _illegal_play(rest: str, player: int, lineno: int, col: int, number: int, roll: Roll,
+                  order: tuple[int, int], error: Any) -> Action | None:
+    """``dd: Illegal play (<Snowie position>)``: the player rolled ``dd`` and
+    played something illegal; the record gives the board after it, from the view
+    of the side to roll next (the other player), as gnubg reads it."""
+    m = _SNOWIE.match(rest)
+    if not m:
+        error("cannot read the Snowie position: expected 'Illegal play (n;n;...)' with 40 fields")
+        return None
+    try:
+        setup, _ = read_snowie(m[1])
+    except InvalidPositionError as e:
+        error(f"cannot read the Snowie position: {e}")
+        return None
+    board = dataclasses.replace(setup.position, player=1 - player)
+    return Action(player, ActionKind.SET_BOARD, lineno, col, number, roll, dice_order=order, board=board)
+
+
+def _set_position(stripped: str, lineno: int, game: GameRecord, record: MatchRecord, line: str) -> None:
+    """``; Set Pos=<XG position>/<cube>`` (XG): the board from here on.  Who
+    rolls next is the player of the next action (fixed in :func:`_settle_boards`)."""
+    m = _SET_POS.match(stripped)
+    assert m is not None
+    try:
+        setup = read_xgid(f"XGID={m[1]}:0:0:1:00:0:0:0:0:10")
+    except InvalidPositionError as e:
+        record.errors.append(RecordError(f"cannot read the XG position: {e}", path=record.path, line=lineno,
+                                         col=line.find("=") + 2, source_line=line))
+        return
+    game.actions.append(Action(0, ActionKind.SET_BOARD, lineno, line.find(";") + 1, 0,
+                               value=int(m[2]) if m[2] else 0, board=setup.position))
+
+
+def _settle_boards(game: GameRecord) -> None:
+    """A ``Set Pos`` board is to be played by whoever acts next in the game."""
+    for i, a in enumerate(game.actions):
+        if a.kind is ActionKind.SET_BOARD and a.roll is None and a.board is not None:
+            nxt = next((b for b in game.actions[i + 1:] if b.kind is not ActionKind.SET_BOARD), None)
+            player = nxt.player if nxt is not None else 0
+            board = a.board if a.board.player == player else a.board.flip()
+            game.actions[i] = dataclasses.replace(a, player=player, board=board)
+
+
 def _cell_kind(text: str) -> ActionKind:
     word = text[:4].lower()
     return {
@@ -177,8 +230,7 @@ def _read_cell(text: str, kind: ActionKind, player: int, lineno: int, col: int, 
             return Action(player, ActionKind.RESIGN, lineno, col, number, Roll(d1, d2),
                           dice_order=(d1, d2))
         if rest.lower().startswith("illegal play"):
-            error("Snowie 'Illegal play (...)' board edits are not supported")
-            return None
+            return _illegal_play(rest, player, lineno, col, number, Roll(d1, d2), (d1, d2), error)
         if rest.lower() == "cannot move":
             rest = ""
         return Action(player, ActionKind.ROLL, lineno, col, number, Roll(d1, d2), rest, play_col,
@@ -213,6 +265,8 @@ def gnubg_play(play: Play) -> str:
 
 def _write_cell(action: Action, play_text: str | None) -> str:
     kind = action.kind
+    if kind is ActionKind.SET_BOARD and action.board is not None:
+        return f"{action.roll}: Illegal play ({snowie(Setup(action.board))})"
     if kind is ActionKind.ROLL or (kind is ActionKind.RESIGN and action.roll):
         assert action.roll is not None
         if kind is ActionKind.RESIGN:
@@ -244,6 +298,9 @@ def write_mat(record: MatchRecord, plays: Mapping[int, str] | None = None) -> st
         left = f"{names[0]} : {game.score[0]}"
         out.append(f" {left:<31}{names[1]} : {game.score[1]}")
         for number, left_action, right_action in game.rows():
+            if number == 0 and left_action is not None and left_action.board is not None:
+                out.append(f"; Set Pos={xg_position(Setup(left_action.board))}/{left_action.value or 1}")
+                continue
             cells = [_write_cell(a, (plays or {}).get(id(a))) if a else "" for a in (left_action, right_action)]
             out.append(_row(number, cells))
         result = game.result
@@ -258,6 +315,8 @@ def write_mat(record: MatchRecord, plays: Mapping[int, str] | None = None) -> st
 def _row(number: int, cells: list[str]) -> str:
     left = cells[0]
     right = cells[1] if len(cells) > 1 else ""
+    if right and len(left) >= 28 and not left.endswith(" "):
+        left += " "  # a long left cell (a Snowie board edit) still ends before the right one
     return f"{number:>3}) {left:<28}{right}".rstrip()
 
 

@@ -28,6 +28,8 @@ from typing import Any, Sequence
 import pyparsing as pp
 
 from ..dice import Roll
+from ..errors import InvalidPositionError
+from ..position import Position
 from .native_grammar import GAME
 from .record import Action, ActionKind, GameRecord, MatchRecord, RecordError
 
@@ -101,7 +103,7 @@ def _build(nodes: list[Any], chunk: str, first_line: int, number: int, record: M
         score = (int(m[1]), int(m[2]))
     game = GameRecord(int(info.get("GameNumber", number) or number), score,
                       first_line, tags=tags)
-    actions, closing = _actions([n for n in nodes if n[0] != "tag"], chunk, first_line)
+    actions, closing = _actions([n for n in nodes if n[0] != "tag"], chunk, first_line, record)
     game.actions = actions
     game.closing = closing
     return game
@@ -111,9 +113,19 @@ def _where(chunk: str, loc: int, first_line: int) -> tuple[int, int]:
     return first_line + pp.lineno(loc, chunk) - 1, pp.col(loc, chunk)
 
 
-def _actions(nodes: Sequence[Any], chunk: str, first_line: int) -> tuple[list[Action], tuple[str, ...]]:
+def _actions(nodes: Sequence[Any], chunk: str, first_line: int,
+             record: MatchRecord) -> tuple[list[Action], tuple[str, ...]]:
     """Nodes into actions.  A comment at the start or right after a move number
     comes before the next action; any other comment follows the previous one."""
+
+    def board(text: str, line: int, col: int) -> Position | None:
+        try:
+            return Position.parse(text)
+        except InvalidPositionError as e:
+            record.errors.append(RecordError(f"cannot read the board edit: {e}", path=record.path,
+                                             line=line, col=col))
+            return None
+
     actions: list[Action] = []
     pending: list[str] = []
     number = 0
@@ -135,7 +147,7 @@ def _actions(nodes: Sequence[Any], chunk: str, first_line: int) -> tuple[list[Ac
         if kind == "glyph" and actions:
             actions[-1] = dataclasses.replace(actions[-1], glyphs=actions[-1].glyphs + (node[2],))
         elif kind == "variation" and actions:
-            alternative, _ = _actions(node[2], chunk, first_line)
+            alternative, _ = _actions(node[2], chunk, first_line, record)
             actions[-1] = dataclasses.replace(actions[-1], variations=actions[-1].variations + (tuple(alternative),))
         elif kind == "roll":
             side, dice, play = node[2], node[3], node[4]
@@ -147,10 +159,23 @@ def _actions(nodes: Sequence[Any], chunk: str, first_line: int) -> tuple[list[Ac
                 pending = []
                 continue
             d1, d2 = int(dice[0]), int(dice[1])
+            if isinstance(play, tuple):  # "X 21: = \"position\"": rolled, then the board as recorded
+                edited = board(play[1], line, play_col)
+                if edited is not None:
+                    actions.append(Action(_SIDES[side], ActionKind.SET_BOARD, line, col, number, Roll(d1, d2),
+                                          dice_order=(d1, d2), board=edited, before=tuple(pending)))
+                pending = []
+                continue
             kind_ = ActionKind.RESIGN if play == "????" else ActionKind.ROLL  # rolled, then resigned
             actions.append(Action(_SIDES[side], kind_, line, col, number, Roll(d1, d2),
                                   None if play == "????" else play, play_col, dice_order=(d1, d2),
                                   before=tuple(pending)))
+            pending = []
+        elif kind == "board":
+            edited = board(node[2], line, col)
+            if edited is not None:
+                actions.append(Action(edited.player, ActionKind.SET_BOARD, line, col, number, board=edited,
+                                      before=tuple(pending)))
             pending = []
         elif kind == "cube":
             actions.append(Action(_SIDES[node[2]], _CUBE[node[3]], line, col, number, value=node[4],
@@ -177,7 +202,10 @@ def _tags_in_order(tags: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
 def _action_text(a: Action, plays: dict[int, str]) -> str:
     side = "XO"[a.player]
     parts = [f"{{{c}}}" for c in a.before]
-    if a.kind is ActionKind.ROLL:
+    if a.kind is ActionKind.SET_BOARD:
+        dice = f"{side} {a.dice_order[0]}{a.dice_order[1]}: " if a.dice_order else ""
+        parts.append(f'{dice}= "{a.board}"')
+    elif a.kind is ActionKind.ROLL:
         play = plays.get(id(a), a.play or "")
         if a.part:
             dice = "+" + "".join(map(str, a.part))
@@ -213,6 +241,9 @@ def write_native(record: MatchRecord, plays: dict[int, str] | None = None,
         lines = [f'[{k} "{v}"]' for k, v in _tags_in_order(tags)]
         lines.append("")
         for number, left_action, right_action in game.rows():
+            if number == 0 and left_action is not None:  # a board edit on its own
+                lines.append(_action_text(left_action, plays))
+                continue
             row = [f"{number}."]
             if left_action:
                 row.append(_action_text(left_action, plays))

@@ -34,7 +34,9 @@ SUBMOVE = pp.Regex(
 PLAY = (pp.Literal("-").set_parse_action(lambda: "") | pp.Regex(r"\?{3,4}").set_parse_action(lambda: "????")
         | pp.Combine(
     pp.OneOrMore(SUBMOVE), join_string=" ", adjacent=False)).set_name("play")
-ROLL = (SIDE + DICE - pp.Optional(PLAY, default="")).set_name("roll").add_parse_action(_node("roll"))
+BOARD_TEXT = (pp.Suppress("=") + STRING).set_name('= "position"').set_parse_action(lambda t: ("=", t[0]))
+ROLL = (SIDE + DICE - pp.Optional(BOARD_TEXT | PLAY, default="")).set_name("roll").add_parse_action(_node("roll"))
+BOARD = BOARD_TEXT.copy().set_name("board edit").add_parse_action(lambda s, loc, t: ("board", loc, t[0][1]))
 CUBE_WORD = pp.one_of("double take drop beaver resign", as_keyword=True).set_name("cube word")
 CUBE = (SIDE + CUBE_WORD + pp.Optional(pp.Suppress("=>") + pp.common.integer, default=0)).set_name(
     "cube action").add_parse_action(_node("cube"))
@@ -51,5 +53,5 @@ RESULT = (
 MOVETEXT = pp.Forward()
 VARIATION = (pp.Suppress("(") + pp.Group(MOVETEXT) + pp.Suppress(")")).set_name("variation").add_parse_action(
     lambda s, loc, t: ("variation", loc, list(t[0])))
-MOVETEXT <<= pp.ZeroOrMore(NUMBER | RESULT | ROLL | CUBE | COMMENT | VARIATION | GLYPH)
+MOVETEXT <<= pp.ZeroOrMore(NUMBER | RESULT | ROLL | CUBE | BOARD | COMMENT | VARIATION | GLYPH)
 GAME = (pp.ZeroOrMore(TAG) + MOVETEXT).set_name("game")

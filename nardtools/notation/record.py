@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..dice import Roll
 from ..errors import NardtoolsError
+from ..position import Position
 
 
 class RecordError(NardtoolsError, ValueError):
@@ -36,6 +37,7 @@ class ActionKind(str, enum.Enum):
     WIN = "win"  # "Wins N points": after a bear-off, a drop or a resignation
     LOSE = "lose"  # "Losses N point" (Backgammon Galaxy): informational
     RESIGN = "resign"  # "Resigns", or "????" after the dice
+    SET_BOARD = "set-board"  # a board edit: Snowie's "Illegal play (...)" (with the dice), XG's "; Set Pos="
 
     def __str__(self) -> str:
         return self.value
@@ -63,6 +65,7 @@ class Action:
     after: tuple[str, ...] = ()  # comments after it
     glyphs: tuple[str, ...] = ()  # annotation glyphs: ! ? !! ?? !? ?!
     variations: tuple[tuple["Action", ...], ...] = ()  # alternatives from the position before it
+    board: Position | None = None  # SET_BOARD: the position from then on; its ``player`` rolls next
 
 
 @dataclass
@@ -84,13 +87,20 @@ class GameRecord:
 
     def rows(self) -> list[tuple[int, Action | None, Action | None]]:
         """The actions laid out as numbered rows of a left (player 0) and a right
-        (player 1) cell, as both writers print them; results are left out."""
+        (player 1) cell, as both writers print them; results are left out.  A
+        board edit without dice (XG's ``Set Pos``) is a row of its own,
+        numbered 0, and ends the row before it."""
         rows: list[tuple[int, Action | None, Action | None]] = []
+        numbered = 0
         for a in self.actions:
             if a.kind in (ActionKind.WIN, ActionKind.LOSE):
                 continue
-            if a.player == 0 or not rows or rows[-1][2] is not None:
-                number = len(rows) + 1
+            if a.kind is ActionKind.SET_BOARD and a.roll is None:
+                rows.append((0, a, None))
+                continue
+            if a.player == 0 or not rows or rows[-1][2] is not None or rows[-1][0] == 0:
+                numbered += 1
+                number = numbered
                 rows.append((number, a, None) if a.player == 0 else (number, None, a))
             else:
                 rows[-1] = (rows[-1][0], rows[-1][1], a)

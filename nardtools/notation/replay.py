@@ -264,6 +264,8 @@ def _run(actions: list[Action], game: Game, out: ReplayedGame, problem: Any, rec
                             f"play +{game.dice} (dice carried over)")
                     return True
                 _roll(a, nxt, game, out, problem, record)
+            elif a.kind is ActionKind.SET_BOARD:
+                _set_board(a, game, problem, record)
             elif a.kind is ActionKind.DOUBLE:
                 if game.phase is Phase.ROLL and game.on_roll != a.player:
                     problem(a, "turn-order", f"{_player(record, a.player)} doubles, but "
@@ -311,6 +313,24 @@ def _roll(a: Action, nxt: Action | None, game: Game, out: ReplayedGame, problem:
         return  # "????": rolled, then resigned; the result follows
     resigns = a.play == "" and nxt is not None and nxt.kind in (ActionKind.WIN, ActionKind.RESIGN)
     _apply_play(a, a.play, game, out, problem, resigns)
+
+
+def _set_board(a: Action, game: Game, problem: Any, record: MatchRecord) -> None:
+    """A board edit: Snowie's ``Illegal play`` (the roller's play is not
+    recorded, only the board after it) or XG's ``Set Pos``.  The game goes on
+    from the recorded board; the edit is reported as a warning."""
+    assert a.board is not None
+    if a.roll is not None:
+        if game.on_roll != a.player:
+            problem(a, "turn-order", f"a board edit after a roll by {_player(record, a.player)}, but "
+                    f"{_player(record, game.on_roll)} is on roll")
+            raise _Stop
+        game.set_board(a.board, played_by=a.player)
+        problem(a, "board-edit", f"{_player(record, a.player)} rolled {a.roll} and played illegally "
+                f"(Snowie); the game goes on from the recorded board {a.board}", severity="warning")
+    else:
+        game.set_board(a.board)
+        problem(a, "board-edit", f"the record sets the board (XG Set Pos): {a.board}", severity="warning")
 
 
 def _part(a: Action, game: Game, out: ReplayedGame, problem: Any, record: MatchRecord) -> None:
