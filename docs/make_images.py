@@ -38,8 +38,10 @@ def main() -> None:
     save_figure(plot_dice(archive.all_rolls(), "Dice of the bundled examples"), OUT / "plot-dice.png")
     save_figure(plot_openings(archive.games, "Win rate by opening roll (bundled examples)"),
                 OUT / "plot-openings.png")
-    save_figure(plot_outcomes(archive.games, "Outcomes by variant (bundled examples)"), OUT / "plot-outcomes.png")
-    print("docs/images/plot-dice.png, plot-openings.png, plot-outcomes.png")
+    for suffix in (".png", ".svg"):
+        save_figure(plot_outcomes(archive.games, "Outcomes by variant (bundled examples)"),
+                    OUT / f"plot-outcomes{suffix}")
+    print("docs/images/plot-dice.png, plot-openings.png, plot-outcomes.png/.svg")
 
 
 if __name__ == "__main__":

@@ -84,16 +84,22 @@ def test_gammon_distribution_sanity(db6):
 
 def test_cache_rebuilds_a_corrupt_file(tmp_path):
     db = BearoffDatabase.cached(3, tmp_path)
-    path = next(tmp_path.glob("bearoff-3pt-*.npz"))
+    folder = next(tmp_path.glob("bearoff-3pt-*"))
     loaded = BearoffDatabase.cached(3, tmp_path)
     assert np.array_equal(db.mean, loaded.mean) and loaded.dist.dtype == np.float32
-    data = bytearray(path.read_bytes())
-    data[len(data) // 2] ^= 0xFF  # flip one byte inside the stored arrays
-    path.write_bytes(bytes(data))
+    dist = folder / "dist.npy"
+    data = bytearray(dist.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # flip one byte inside the stored distributions: CRC-32 fails
+    dist.write_bytes(bytes(data))
+    assert BearoffDatabase.load(3, folder) is None
     again = BearoffDatabase.cached(3, tmp_path)
+    fresh = BearoffDatabase.build(3).dist  # (``db`` maps the damaged file: compare with a new build)
     assert np.array_equal(db.mean, again.mean)
-    path.write_bytes(b"not a database")
+    assert np.array_equal(fresh[:, :again.dist.shape[1]].astype(np.float32), again.dist)
+    (folder / "meta.json").write_text("not a database")
     assert np.array_equal(db.mean, BearoffDatabase.cached(3, tmp_path).mean)
+    (folder / "home_dist.npy").unlink()
+    assert np.array_equal(db.home_mean, BearoffDatabase.cached(3, tmp_path).home_mean)
 
 
 def read_gnubg_one_sided(path: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -126,3 +132,87 @@ def test_equals_gnubg_database_on_every_position(db6):
     # closer than gnubg's 16-bit resolution: the means still agree.
     assert np.abs(db6.mean - (dist * np.arange(32)).sum(axis=1)).max() < 5e-4  # 16-bit tables
     assert np.abs(db6.gammon_dist[:, :32] - gammon).max() < 2e-4
+
+
+# ---------------------------------------------------------------------------
+# The one-step recurrence against a brute force that walks every play
+
+
+def _steps(c: tuple[int, ...], d: int, points: int) -> set[tuple[int, ...]]:
+    out = set()
+    for p in range(1, points + 1):
+        if not c[p - 1]:
+            continue
+        t = p - d
+        c2 = list(c)
+        if t < 1 and (any(c[q - 1] for q in range(7, points + 1))
+                      or (t < 0 and any(c[q - 1] for q in range(p + 1, 7)))):
+            continue  # bearing off needs all home, and a larger die only from the highest point
+        c2[p - 1] -= 1
+        if t >= 1:
+            c2[t - 1] += 1
+        out.add(tuple(c2))
+    return out
+
+
+def _finals(c: tuple[int, ...], dice: list[int], points: int) -> set[tuple[int, ...]]:
+    current = {c}
+    for d in dice:
+        nxt: set[tuple[int, ...]] = set()
+        for x in current:
+            s = _steps(x, d, points)
+            nxt |= s or {x}
+        current = nxt
+    return current
+
+
+def _brute(points: int, done):  # type: ignore[no-untyped-def]
+    from functools import lru_cache
+
+    @lru_cache(None)
+    def e(c: tuple[int, ...]) -> float:
+        if done(c):
+            return 0.0
+        total = 0.0
+        for a in range(1, 7):
+            for b in range(1, a + 1):
+                finals = (_finals(c, [a] * 4, points) if a == b
+                          else _finals(c, [a, b], points) | _finals(c, [b, a], points))
+                total += (1 if a == b else 2) / 36 * min(e(f) for f in finals)
+        return 1 + total
+    return e
+
+
+@pytest.fixture(scope="module")
+def db8() -> BearoffDatabase:
+    return BearoffDatabase.build(8)
+
+
+def test_recurrence_equals_brute_force_on_eight_points(db8):
+    """Expected rolls to bear off, to the first checker off and until all are
+    home, by the database against a brute force over every play (RACE.md: the
+    recurrence is exact for one-sided races).  Small cases here; -m slow has more."""
+    _check_brute(db8, [(1, 0, 2, 0, 0, 1, 1, 0), (0, 0, 0, 0, 0, 0, 2, 2)],
+                 [(13, 0, 0, 0, 0, 0, 1, 1), (12, 1, 0, 0, 0, 0, 0, 2)])
+
+
+@pytest.mark.slow
+def test_recurrence_equals_brute_force_on_eight_points_harder(db8):
+    _check_brute(db8, [(3, 0, 0, 1, 0, 0, 0, 1), (0, 1, 1, 1, 1, 0, 1, 1)],
+                 [(1, 0, 0, 0, 0, 10, 2, 2), (0, 2, 2, 2, 2, 2, 3, 2), (5, 5, 0, 0, 0, 0, 0, 5)])
+
+
+def _check_brute(db, few, fifteen):  # type: ignore[no-untyped-def]
+    bear_off = _brute(8, lambda c: sum(c) == 0)
+    first_off = _brute(8, lambda c: sum(c) < 15)
+    all_home = _brute(8, lambda c: not any(c[6:]))
+    for counts in few:
+        assert db.mean_rolls(counts) == pytest.approx(bear_off(counts), abs=1e-9)
+    for counts in fifteen:
+        i = db.index(counts)
+        assert db.gammon_mean[i] == pytest.approx(first_off(counts), abs=1e-9)
+        assert db.home_mean[i] == pytest.approx(all_home(counts), abs=1e-9)
+    # a distribution's mean is its expectation
+    i = db.index(fifteen[0])
+    for mean, dist in ((db.mean, db.dist), (db.gammon_mean, db.gammon_dist), (db.home_mean, db.home_dist)):
+        assert (np.arange(dist.shape[1]) * dist[i]).sum() == pytest.approx(mean[i], abs=1e-9)

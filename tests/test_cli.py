@@ -160,3 +160,21 @@ def test_bearoff_show(tmp_path, monkeypatch):
     assert result.exit_code == 0
     assert "mean rolls 4.410129; EPC = 49/6 x mean = 36.016; wastage = EPC - pips = 23.016" in result.output
     assert runner.invoke(app, ["bearoff", "show", "x"]).exit_code == 2
+
+
+def test_race_json_plot_and_cube_hints(tmp_path, monkeypatch):
+    monkeypatch.setenv("NARDTOOLS_CACHE", str(tmp_path))
+    text = "backgammon X 6:3,5:3,4:3,3:2,2:2 / 6:3,5:3,4:3,3:3,2:2,1:1; score 2-4/7"
+    plot = tmp_path / "race.png"
+    result = runner.invoke(app, ["race", text, "--format", "json", "--plot", str(plot)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["exact"] is True and 0 < data["p_win"] < 1
+    assert {"p_gammon", "p_lose_gammon", "p_home_mars", "expected_points"} <= set(data)
+    assert [set(s) >= {"pips", "epc", "expected_rolls"} for s in data["sides"]] == [True, True]
+    assert [c["source"].split(",")[0] for c in data["cube"]] == ["money", "match"]
+    assert len(data["counts"]) == 5 and plot.read_bytes().startswith(b"\x89PNG")
+    text_out = runner.invoke(app, ["race", text]).output
+    assert "cube, money" in text_out and "Kazaross" in text_out.replace("kazaross", "Kazaross")
+    assert runner.invoke(app, ["race", "start"]).exit_code == 1  # not a race: a clear error
+    assert runner.invoke(app, ["bearoff", "verify", "--points", "6"]).exit_code == 0

@@ -2,9 +2,11 @@
 
 For every position of up to 15 checkers on points 1..P, the database holds the
 distribution of the number of rolls needed to bear everything off when each
-roll is played to minimise the expected number of rolls, and — for positions
-with all 15 checkers — the distribution of rolls until the first checker is
-off under its own minimising policy (gammon, марс).  Positions are ranked as
+roll is played to minimise the expected number of rolls; the distribution of
+rolls until the first checker is off under its own minimising policy (gammon,
+марс: meaningful for positions with all 15 checkers); and the distribution of
+rolls until every checker is home (points 1-6) under its own policy (Long
+Nardy's home mars, домашний марс).  Positions are ranked as
 GNU Backgammon ranks them: by number of checkers, then lexicographically by the
 ascending list of the points they stand on (``position_index``).
 
@@ -17,18 +19,25 @@ ascending list of the points they stand on (``position_index``).
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import zlib
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 #: Mean pips of one roll (doubles count four times): 294/36 = 49/6.
 PIPS_PER_ROLL = 49 / 6
 MAX_ROLLS = 64  # distribution length: enough for 12 points (Long Nardy) with room to spare
-_VERSION = 1
+_VERSION = 2
+#: Databases up to this many positions keep float64 distributions when built
+#: (and their stored files are checked against CRC-32 on every load).
+_SMALL = 1_000_000
+_ARRAYS = ("mean", "dist", "gammon_mean", "gammon_dist", "home_mean", "home_dist")
 
 
 def position_count(points: int, checkers: int = 15) -> int:
@@ -56,51 +65,62 @@ def position_index(counts: Sequence[int], points: int) -> int:
     return index
 
 
-def _kernel() -> Any:
-    """The compiled DP (numba), imported on first use."""
-    from ._bearoff_kernel import build
-
-    return build
-
-
 @dataclass
 class BearoffDatabase:
     """A one-sided database for ``points`` points (see the module docstring)."""
 
     points: int
     mean: np.ndarray  # expected rolls to bear off, by index
-    dist: np.ndarray  # P(off in exactly n rolls), shape (positions, rolls); float32 when cached
+    dist: np.ndarray  # P(off in exactly n rolls), shape (positions, rolls)
     gammon_mean: np.ndarray  # expected rolls to the first checker off (15-checker positions)
     gammon_dist: np.ndarray
+    home_mean: np.ndarray  # expected rolls until every checker is home (0 when all are)
+    home_dist: np.ndarray
 
     def __len__(self) -> int:
         return len(self.mean)
 
     @classmethod
-    def build(cls, points: int, policy: str = "exact") -> BearoffDatabase:
+    def build(cls, points: int, policy: str = "exact",
+              progress: Callable[[str], None] | None = None) -> BearoffDatabase:
         """Compute the database.
 
         ``policy`` ``exact`` plays each roll to minimise the exact expected
-        rolls (ties broken as gnubg's tables fall); ``gnubg`` minimises the
-        16-bit quantised means gnubg stores, which reproduces gnubg's
-        ``makebearoff`` tables where near-ties fall the other way."""
+        rolls, by the one-step recurrence of RACE.md's appendix (ties go to the
+        smaller index); ``gnubg`` minimises the 16-bit quantised means gnubg
+        stores, walking every play (slow; for comparisons with gnubg's 6-point
+        tables).  Databases of more than a million positions keep float32
+        distributions.  ``progress`` is told as each part starts."""
         if not 1 <= points <= 12:
             raise ValueError("bear-off databases cover 1 to 12 points")
-        from ._bearoff_kernel import enumerate_boards
-
-        n = position_count(points)
-        boards = enumerate_boards(points, n)  # in index order (see position_index)
-        binom = np.array([[comb(a, b) if b >= 0 else 0 for b in range(20)] for a in range(40)], np.int64)
-        mean = np.zeros(n)
-        dist = np.zeros((n, MAX_ROLLS))
-        gmean = np.zeros(n)
-        gdist = np.zeros((n, MAX_ROLLS))
-        quantised = np.zeros((n, MAX_ROLLS), np.int64 if n < 2_000_000 else np.int32)
-        ties = np.zeros(n)
         if policy not in ("exact", "gnubg"):
             raise ValueError(f"unknown policy {policy!r}: exact or gnubg")
-        _kernel()(points, boards, binom, 15, mean, dist, gmean, gdist, quantised, ties, policy == "gnubg")
-        return cls(points, mean, dist, gmean, gdist)
+        from ._bearoff_fast import build_fast, enumerate_boards8
+
+        n = position_count(points)
+        binom = np.array([[comb(a, b) if b >= 0 else 0 for b in range(20)] for a in range(40)], np.int64)
+        dtype = np.float64 if n <= _SMALL else np.float32
+        boards = enumerate_boards8(points, n)  # in index order (see position_index)
+        work_m = np.zeros((3, 6, n), np.float32)
+        work_a = np.zeros((3, 6, n), np.int32)
+        out: list[np.ndarray] = []
+        modes = [(0, "bear-off"), (1, "first checker off"), (2, "all home")]
+        if policy == "gnubg":
+            if progress:
+                progress(f"bear-off and first checker off, gnubg's policy ({n:,} positions)")
+            out += _gnubg_policy(points, n, binom)
+            modes = modes[2:]
+        for mode, name in modes:
+            if progress:
+                progress(f"{name} ({n:,} positions)")
+            mean = np.zeros(n)
+            dist = np.zeros((n, MAX_ROLLS), dtype)
+            build_fast(points, boards, binom, mode, mean, dist, work_m, work_a)
+            out += [mean, dist]
+        del work_m, work_a
+        if any(d[:, -1].any() for d in out[1::2]):
+            raise RuntimeError(f"{MAX_ROLLS} rolls are not enough for {points} points")
+        return cls(points, *out)
 
     # ------------------------------------------------------------------ lookup
     def index(self, counts: Sequence[int]) -> int:
@@ -130,54 +150,115 @@ class BearoffDatabase:
 
     # ------------------------------------------------------------------ cache
     @classmethod
-    def cached(cls, points: int, cache_dir: Path | None = None) -> BearoffDatabase:
+    def cached(cls, points: int, cache_dir: Path | None = None,
+               progress: Callable[[str], None] | None = None) -> BearoffDatabase:
         """Load the database from the user cache, building (and saving) it if it
-        is missing or does not verify."""
-        path = (cache_dir or default_cache_dir()) / f"bearoff-{points}pt-v{_VERSION}.npz"
-        db = cls._load(points, path)
+        is missing or does not verify.  Arrays are memory-mapped, so a lookup
+        reads only the rows it needs."""
+        path = cache_path(points, cache_dir)
+        db = cls.load(points, path)
         if db is None:
-            cls.build(points).save(path)
-            db = cls._load(points, path)  # the stored form (float32), as every later load sees it
+            cls.build(points, progress=progress).save(path)
+            db = cls.load(points, path)  # the stored form, as every later load sees it
             assert db is not None, path
         return db
 
     @classmethod
-    def _load(cls, points: int, path: Path) -> BearoffDatabase | None:
-        """The database stored at ``path`` (kept in memory while the file is
-        unchanged), or None when it is missing or damaged."""
+    def load(cls, points: int, path: Path, *, verify: bool | None = None) -> BearoffDatabase | None:
+        """The database stored in the folder ``path`` (kept in memory while it
+        is unchanged), or None when it is missing or damaged.  Shapes and sizes
+        are always checked; the CRC-32 of every array when ``verify``, which by
+        default is done for small databases only (``nardtools bearoff verify``
+        checks a large one)."""
+        meta_path = path / "meta.json"
         try:
-            stat = path.stat()
-        except OSError:
+            stats = [f.stat() for f in [meta_path, *(path / f"{name}.npy" for name in _ARRAYS)]]
+            meta = json.loads(meta_path.read_text())
+        except (OSError, ValueError):
             return None
-        key = (path, stat.st_mtime_ns, stat.st_size)
-        if key in _LOADED:
+        key = (path, tuple((st.st_mtime_ns, st.st_size) for st in stats))
+        if key in _LOADED and not verify:
             return _LOADED[key]
-        try:  # numpy checks each member's CRC-32 as it reads it
-            with np.load(path) as z:
-                arrays = {k: z[k] for k in ("mean", "dist", "gammon_mean", "gammon_dist")}
-        except Exception:  # noqa: BLE001 - any damage (bad zip, CRC, header, size): rebuild
-            return None
         n = position_count(points)
-        if not all(len(a) == n for a in arrays.values()):
+        if meta.get("points") != points or meta.get("version") != _VERSION:
             return None
-        _LOADED[key] = db = cls(points, arrays["mean"], arrays["dist"], arrays["gammon_mean"],
-                                arrays["gammon_dist"])
+        arrays = {}
+        check = verify if verify is not None else n <= _SMALL
+        try:
+            for name in _ARRAYS:
+                info = meta["arrays"][name]
+                file = path / f"{name}.npy"
+                if file.stat().st_size != info["bytes"]:
+                    return None
+                if check and _crc32(file) != info["crc32"]:
+                    return None
+                arrays[name] = np.load(file, mmap_mode="r")
+                if arrays[name].shape[0] != n or list(arrays[name].shape) != info["shape"]:
+                    return None
+        except (OSError, ValueError, KeyError):
+            return None
+        _LOADED[key] = db = cls(points, **arrays)
         return db
 
     def save(self, path: Path) -> None:
-        """Write the database atomically as ``.npz``: means in float64, the
+        """Write the database as a folder of ``.npy`` arrays and a
+        ``meta.json`` (shapes, sizes, CRC-32), atomically: means in float64,
         distributions in float32 and only as many rolls as any position needs."""
-        width = int(max(np.nonzero(self.dist.any(axis=0))[0].max(),
-                        np.nonzero(self.gammon_dist.any(axis=0))[0].max())) + 1
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, mean=self.mean, dist=self.dist[:, :width].astype(np.float32),
-                 gammon_mean=self.gammon_mean, gammon_dist=self.gammon_dist[:, :width].astype(np.float32))
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        meta: dict[str, Any] = {"points": self.points, "version": _VERSION, "arrays": {}}
+        for name in _ARRAYS:
+            array = getattr(self, name)
+            if array.ndim == 2:
+                used = np.nonzero(np.asarray(array).any(axis=0))[0]
+                array = np.asarray(array[:, :int(used.max()) + 1 if len(used) else 1], np.float32)
+            file = tmp / f"{name}.npy"
+            np.save(file, array)
+            meta["arrays"][name] = {"shape": list(array.shape), "dtype": str(array.dtype),
+                                    "bytes": file.stat().st_size, "crc32": _crc32(file)}
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
+        if path.exists():
+            shutil.rmtree(path)
         os.replace(tmp, path)
 
 
-#: Databases already loaded in this process, by file, modification time and size.
-_LOADED: dict[tuple[Path, int, int], BearoffDatabase] = {}
+def cache_path(points: int, cache_dir: Path | None = None) -> Path:
+    """Where the ``points``-point database lives in the cache."""
+    return (cache_dir or default_cache_dir()) / f"bearoff-{points}pt-v{_VERSION}"
+
+
+def cached_points(cache_dir: Path | None = None) -> list[int]:
+    """The databases already in the cache (by points), without loading them."""
+    return [p for p in range(1, 13) if (cache_path(p, cache_dir) / "meta.json").exists()]
+
+
+def _crc32(path: Path) -> int:
+    crc = 0
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 24):
+            crc = zlib.crc32(chunk, crc)
+    return crc
+
+
+def _gnubg_policy(points: int, n: int, binom: np.ndarray) -> list[np.ndarray]:
+    """The bear-off and first-off tables under gnubg's quantised policy, by
+    the play-walking kernel (``_bearoff_kernel``; checked against gnubg's own
+    6-point tables)."""
+    from ._bearoff_kernel import build, enumerate_boards
+
+    boards = enumerate_boards(points, n)
+    mean, gmean = np.zeros(n), np.zeros(n)
+    dist, gdist = np.zeros((n, MAX_ROLLS)), np.zeros((n, MAX_ROLLS))
+    quantised = np.zeros((n, MAX_ROLLS), np.int64)
+    ties = np.zeros(n)
+    build(points, boards, binom, 15, mean, dist, gmean, gdist, quantised, ties, True)
+    return [mean, dist, gmean, gdist]
+
+
+#: Databases already loaded in this process, by folder and its files' modification times and sizes.
+_LOADED: dict[tuple[Path, tuple[tuple[int, int], ...]], BearoffDatabase] = {}
 
 
 def default_cache_dir() -> Path:

@@ -22,6 +22,35 @@ from .._io import write_atomically
 KINDS = ("pips", "dice", "outcomes", "openings")
 
 
+def plot_race(odds: Any, labels: Sequence[str] = ("on roll", "other"), title: str = "") -> Any:
+    """A race's one-sided distributions: P(all off after exactly n rolls) for
+    both sides (bars), and each side's rolls to its first checker off (and
+    until all are home, where it matters) as lines."""
+    import numpy as np
+
+    fig, ax = _figure(9, 4.5)
+    sides = odds.sides
+    last = max(int(np.nonzero(s.distribution)[0].max()) + 2 if s.distribution.any() else 2 for s in sides)
+    x = np.arange(last)
+    width = 0.4
+    for k, (side, colour) in enumerate(zip(sides, ("#b08a3e", "#333333"))):
+        exact = "" if side.exact else " (estimate)"
+        ax.bar(x + (k - 0.5) * width, side.distribution[:last], width, color=colour,
+               label=f"{labels[k]}: all off, mean {side.expected_rolls:.2f} rolls{exact}")
+        if side.first_off[1:].any():
+            ax.plot(x, side.first_off[:last], color=colour, ls="--", lw=1.2,
+                    label=f"{labels[k]}: first checker off")
+        if side.all_home[1:].any():
+            ax.plot(x, side.all_home[:last], color=colour, ls=":", lw=1.2, label=f"{labels[k]}: all home")
+    ax.set_xlabel("rolls")
+    ax.set_ylabel("probability")
+    ax.set_xticks(x)
+    ax.legend(fontsize=8)
+    note = "exact" if odds.exact else f"estimate ± {odds.stderr:.3f}"
+    ax.set_title(title or f"Race: P(win) for the side on roll {odds.p_win:.4f} ({note})")
+    return fig
+
+
 def _figure(width: float = 8, height: float = 4.5) -> tuple[Any, Any]:
     import matplotlib
 

@@ -762,36 +762,111 @@ def plot_command(
         typer.echo(f"wrote {output}", err=True)
 
 
+class CubeOwner(str, enum.Enum):
+    centred = "centred"
+    owned = "owned"
+
+
 @app.command("race")
 def race_command(
-    position: Annotated[str, typer.Argument(help="A race position (any notation) or a record file.")],
+    position: Annotated[str, typer.Argument(help="A race position (any notation; '; cube 2 X; score "
+                        "1-3/7' adds the match state) or a record file.")],
     game: GameOpt = None,
     turn: TurnOpt = None,
-    rules: RulesOpt = "backgammon",
+    player: PlayerOpt = None,
+    rules: Annotated[Optional[str], typer.Option("--rules", "-r", help="Ruleset whose scoring table "
+                     "values the outcomes (default: the game's usual one).")] = None,
     trials: Annotated[int, typer.Option(min=100, help="One-sided rollout trials for sides "
                       "outside the bear-off database.")] = 2000,
+    race_db: Annotated[Optional[int], typer.Option("--race-db", min=2, max=12, help="Bear-off database "
+                       "points (default: the smallest cached one both sides fit, else 6).")] = None,
+    cube_owner: Annotated[Optional[CubeOwner], typer.Option("--cube-owner", help="For the money hint: "
+                          "the cube centred or owned by the side on roll (default: from the position).")] = None,
+    x: Annotated[float, typer.Option("--cube-efficiency", "-x", min=0.0, max=1.0, help="Janowski's cube "
+             "efficiency for the money hint.")] = 0.68,
+    met: Annotated[Optional[Path], typer.Option("--met", help="A match equity table (CSV, see "
+                   "docs/race.md) for the match hint (default: Kazaross-XG2).")] = None,
+    plot: Annotated[Optional[Path], typer.Option("--plot", help="Draw the distributions to this "
+                    ".png or .svg file.")] = None,
     fmt: FormatOpt = OutputFormat.text,
 ) -> None:
     """Race odds for the side on roll: exact (one-sided formula) when both sides fit
-    the bear-off database, else a labelled estimate with its standard error."""
+    the bear-off database, else a labelled estimate with its standard error; the
+    counting rules' and the odds' cube verdicts (money, and match play when the
+    position says the score)."""
+    from ..analysis.cube import kazaross_xg2, match_hint, money_hint, read_met
     from ..analysis.race import race_odds
 
     try:
-        pos = _position_of(position, _rules(rules, None), game, turn)
-        odds = race_odds(pos, trials=trials)
-    except NardtoolsError as e:
+        ruleset = _rules(rules or "backgammon", None)
+        setup, names = _setup_of(position, ruleset, game, turn, player)
+        pos = setup.position
+        if rules is None:
+            ruleset = _rules("long" if pos.kind.value == "long" else "backgammon", None)
+        odds = race_odds(pos, db_points=race_db, trials=trials, rules=ruleset.rules)
+        table = ruleset.rules
+        values = _outcome_values(table)
+        owner = (cube_owner.value if cube_owner else
+                 "centred" if setup.cube_owner is None else "owned" if setup.cube_owner == pos.player else "")
+        hints = [money_hint(odds, cube_owner=owner, x=x, values=values)] if owner else []
+        if setup.match_length:
+            me = pos.player
+            score = (setup.score[me], setup.score[1 - me])
+            hints.append(match_hint(odds, length=setup.match_length, score=score, cube=setup.cube,
+                                    crawford=setup.crawford, met=read_met(met) if met else kazaross_xg2(),
+                                    values=values))
+        counts = []
+        if pos.kind.value == "backgammon":
+            from ..analysis.counts import all_counts
+
+            counts = all_counts(pos)
+    except (NardtoolsError, ValueError, OSError) as e:
         raise _fail(str(e)) from None
+    if plot is not None:
+        from ..analysis.plots import plot_race, save_figure
+
+        mover = names[pos.player] or "XO"[pos.player]
+        other = names[1 - pos.player] or "XO"[1 - pos.player]
+        try:
+            save_figure(plot_race(odds, (f"{mover} (on roll)", other)), plot)
+        except ValueError as e:
+            raise _fail(str(e), ExitCode.USAGE) from None
     if fmt is OutputFormat.json:
-        typer.echo(json.dumps(odds.as_dict(), indent=2))
+        report = odds.as_dict()
+        report["position"] = str(pos)
+        report["cube"] = [h.as_dict() for h in hints]
+        report["counts"] = [{"name": c.name, "verdict": c.verdict, "formula": c.formula} for c in counts]
+        typer.echo(json.dumps(report, indent=2))
         return
     typer.echo(str(pos))
     typer.echo(f"  {odds.method}")
     err = f" ± {odds.stderr:.4f}" if odds.stderr is not None else ""
-    typer.echo(f"  P(win) {odds.p_win:.4f}{err}   P(gammon) {odds.p_gammon:.4f}   "
-               f"P(lose gammon) {odds.p_lose_gammon:.4f}")
+    mars = "mars" if pos.kind.value == "long" else "gammon"
+    typer.echo(f"  P(win) {odds.p_win:.4f}{err}   P({mars}) {odds.p_gammon:.4f}   "
+               f"P(lose {mars}) {odds.p_lose_gammon:.4f}")
+    if pos.kind.value == "long":
+        typer.echo(f"  P(home mars) {odds.p_home_mars:.4f}   P(lose home mars) {odds.p_lose_home_mars:.4f}")
+    typer.echo(f"  expected points at cube 1 ({ruleset.name} scoring): {odds.expected_points:+.4f}")
     for label, side in zip(("on roll", "other"), odds.sides):
         typer.echo(f"  {label:<8} {side.pips:>3} pips, {side.expected_rolls:.3f} rolls, EPC {side.epc:.2f}"
                    + ("" if side.exact else " (estimated)"))
+    for hint in hints:
+        typer.echo(f"  cube, {hint}")
+    for c in counts:
+        typer.echo(f"  {c}")
+    for note in odds.notes:
+        typer.echo(f"  note: {note}")
+
+
+def _outcome_values(rules: Any) -> tuple[int, int, int]:
+    """Points of a single win, a gammon/mars and a home mars under ``rules``."""
+    from ..outcome import OutcomeKind, points_for
+
+    if rules.is_long:
+        return (points_for(OutcomeKind.OIN, rules), points_for(OutcomeKind.MARS, rules),
+                points_for(OutcomeKind.HOME_MARS, rules))
+    gammon = points_for(OutcomeKind.GAMMON, rules)
+    return (points_for(OutcomeKind.SINGLE, rules), gammon, gammon)
 
 
 bearoff_app = typer.Typer(help="One-sided bear-off databases: build, and show a position.",
@@ -801,25 +876,54 @@ app.add_typer(bearoff_app, name="bearoff")
 
 @bearoff_app.command("build")
 def bearoff_build(
-    points: Annotated[int, typer.Option("--points", "-p", min=1, max=12, help="Points covered.")] = 6,
+    points: Annotated[int, typer.Option("--points", "-p", min=1, max=12, help="Points covered "
+                      "(12: every Long Nardy race, 17.4 million positions).")] = 6,
     policy: Annotated[str, typer.Option(help="exact (minimum expected rolls) or gnubg "
-                      "(GNU Backgammon's quantised choices).")] = "exact",
+                      "(GNU Backgammon's quantised choices; not cached).")] = "exact",
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even if it is cached.")] = False,
 ) -> None:
-    """Build a database and keep it in the user cache."""
+    """Build a database and keep it in the user cache (a folder of arrays)."""
+    import shutil
     import time
 
-    from ..analysis.bearoff import BearoffDatabase, default_cache_dir, position_count
+    from rich.console import Console
 
+    from ..analysis.bearoff import BearoffDatabase, cache_path, position_count
+
+    err = Console(stderr=True)
     started = time.perf_counter()
+    path = cache_path(points)
+
+    def progress(part: str) -> None:
+        err.print(f"  {time.perf_counter() - started:6.1f} s  {part}", highlight=False)
+
     if policy == "exact":
-        db = BearoffDatabase.cached(points)
+        if force:
+            shutil.rmtree(path, ignore_errors=True)
+        db = BearoffDatabase.cached(points, progress=progress)
+        size = sum(f.stat().st_size for f in path.iterdir()) / 2**20
+        where = f", {size:,.1f} MiB at {path}"
     else:
-        db = BearoffDatabase.build(points, policy)
-    path = next(default_cache_dir().glob(f"bearoff-{points}pt-*.npz"), None)
-    size = f", {path.stat().st_size / 2**20:.1f} MiB at {path}" if path and policy == "exact" else ""
+        db = BearoffDatabase.build(points, policy, progress=progress)
+        where = ""
     typer.echo(f"{points} points: {position_count(points):,} positions in "
-               f"{time.perf_counter() - started:.1f} s{size}")
+               f"{time.perf_counter() - started:.1f} s{where}")
     assert len(db) == position_count(points)
+
+
+@bearoff_app.command("verify")
+def bearoff_verify(
+    points: Annotated[int, typer.Option("--points", "-p", min=1, max=12, help="Points covered.")] = 6,
+) -> None:
+    """Check a cached database against the CRC-32 of every array (large
+    databases are otherwise checked only by shape and size when loaded)."""
+    from ..analysis.bearoff import BearoffDatabase, cache_path
+
+    path = cache_path(points)
+    if BearoffDatabase.load(points, path, verify=True) is None:
+        raise _fail(f"{path}: missing or damaged; `nardtools bearoff build --points {points} --force` "
+                    "rebuilds it")
+    typer.echo(f"{path}: every array matches its CRC-32")
 
 
 @bearoff_app.command("show")

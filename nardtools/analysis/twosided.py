@@ -1,0 +1,160 @@
+"""Exact two-sided race odds for small bear-offs, and how far the one-sided
+formula is from them.
+
+The one-sided formula (:mod:`.race`) treats the two sides as independent: each
+plays to minimise its own expected rolls.  The exact answer lets each side
+play to maximise its chance of winning against the other's actual position.
+:func:`two_sided_table` computes that exactly (cubeless, no gammons) for every
+pair of positions with at most ``checkers`` checkers each on points 1..6, by
+dynamic programming over pip totals (a play always lowers the total).
+
+>>> table = two_sided_table(2)
+>>> round(table.p_win((0, 0, 0, 0, 0, 2), (0, 1, 0, 0, 0, 0)), 6)  # 6-6 alone: 4 doubles bear off 2 from the 6
+0.111111
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from math import comb
+from typing import Sequence
+
+import numpy as np
+from numba import njit
+
+from ._bearoff_kernel import rank, step
+from .bearoff import position_count, position_index
+
+#: The largest table computed on request (pairs of positions of up to 6 checkers: 853,776 states).
+MAX_CHECKERS = 6
+
+
+@njit(cache=True)
+def _finals(c0, P, dice, n, binom, out):  # type: ignore[no-untyped-def]
+    """Write to ``out`` the index of every position reachable by playing
+    ``dice[:n]`` in order (doubles: from non-increasing points, which reaches
+    every result); returns how many, repeats included.  In a bear-off every
+    die can be played while a checker is left."""
+    count = 0
+    work = np.zeros((5, P), np.int64)
+    work[0, :] = c0
+    top = np.full(5, P, np.int64)  # the highest source point allowed at each depth
+    depth = 0
+    while depth >= 0:
+        if depth == n or work[depth].sum() == 0:
+            out[count] = rank(work[depth], P, binom)
+            count += 1
+            depth -= 1
+            continue
+        moved = False
+        while top[depth] >= 1:
+            p = top[depth]
+            top[depth] -= 1
+            if work[depth, p - 1] == 0:
+                continue
+            work[depth + 1, :] = work[depth, :]
+            if step(work[depth + 1], P, p, dice[depth]):
+                top[depth + 1] = p if n == 4 else P
+                depth += 1
+                moved = True
+                break
+        if not moved:
+            top[depth] = P
+            depth -= 1
+    return count
+
+
+@njit(cache=True)
+def _solve(B, pips, order, binom, P, W):  # type: ignore[no-untyped-def]
+    """``W[i, j]``: P(the side on roll with position i beats position j)."""
+    m = B.shape[0]
+    out = np.zeros(4096, np.int64)
+    dice = np.zeros(4, np.int64)
+    for k in range(order.shape[0]):
+        idx = order[k]
+        i = idx // m
+        j = idx % m
+        if B[i].sum() == 0:
+            W[i, j] = 1.0
+            continue
+        if B[j].sum() == 0:
+            W[i, j] = 0.0
+            continue
+        total = 0.0
+        for a in range(1, 7):
+            for b in range(1, a + 1):
+                best = 0.0
+                if a == b:
+                    dice[:] = a
+                    cnt = _finals(B[i], P, dice, 4, binom, out)
+                    orders = 1
+                else:
+                    dice[0], dice[1] = a, b
+                    cnt = _finals(B[i], P, dice, 2, binom, out)
+                    dice[0], dice[1] = b, a
+                    cnt += _finals(B[i], P, dice, 2, binom, out[cnt:])
+                    orders = 2
+                for t in range(cnt):
+                    r = out[t]
+                    v = 1.0 if B[r].sum() == 0 else 1.0 - W[j, r]
+                    if v > best:
+                        best = v
+                total += (orders / 36.0) * best
+        W[i, j] = total
+
+
+@dataclass(frozen=True)
+class TwoSidedTable:
+    """Exact P(win) for the side on roll, for positions of up to ``checkers``
+    checkers each on the six home points."""
+
+    checkers: int
+    boards: np.ndarray
+    win: np.ndarray
+
+    def index(self, counts: Sequence[int]) -> int:
+        counts = tuple(counts) + (0,) * (6 - len(counts))
+        if len(counts) > 6 or sum(counts) > self.checkers:
+            raise ValueError(f"{counts} does not fit the {self.checkers}-checker two-sided table")
+        return position_index(counts, 6)
+
+    def p_win(self, mover: Sequence[int], opponent: Sequence[int]) -> float:
+        return float(self.win[self.index(mover), self.index(opponent)])
+
+
+@lru_cache(None)
+def two_sided_table(checkers: int) -> TwoSidedTable:
+    """The exact table for up to ``checkers`` checkers a side (at most
+    :data:`MAX_CHECKERS`)."""
+    if not 1 <= checkers <= MAX_CHECKERS:
+        raise ValueError(f"two-sided tables cover 1 to {MAX_CHECKERS} checkers a side")
+    from ._bearoff_fast import enumerate_boards8
+
+    m = comb(6 + checkers, checkers)
+    boards = enumerate_boards8(6, position_count(6))[:m].astype(np.int64)  # index order: fewer checkers first
+    pips = (boards * np.arange(1, 7)).sum(axis=1)
+    totals = (pips[:, None] + pips[None, :]).ravel()
+    order = np.argsort(totals, kind="stable").astype(np.int64)
+    binom = np.array([[comb(a, b) if b >= 0 else 0 for b in range(20)] for a in range(40)], np.int64)
+    win = np.zeros((m, m))
+    _solve(boards, pips, order, binom, 6, win)
+    return TwoSidedTable(checkers, boards, win)
+
+
+def one_sided_error(checkers: int) -> tuple[float, tuple[int, ...], tuple[int, ...], float, float]:
+    """The largest |one-sided − two-sided| P(win) over every pair of positions
+    of up to ``checkers`` checkers: (difference, mover, opponent, one-sided, exact)."""
+    from .bearoff import BearoffDatabase
+
+    table = two_sided_table(checkers)
+    db = BearoffDatabase.build(6)
+    m = table.boards.shape[0]
+    dist = np.asarray(db.dist[:m], np.float64)
+    tails = dist[:, ::-1].cumsum(axis=1)[:, ::-1]  # P(needs >= n)
+    one = dist @ tails.T  # one[i, j] = sum_n P_i(n) P_j(>= n)
+    diff = np.abs(one - table.win)
+    diff[0, :] = diff[:, 0] = 0.0
+    i, j = np.unravel_index(int(diff.argmax()), diff.shape)
+    return (float(diff[i, j]), tuple(int(x) for x in table.boards[i]), tuple(int(x) for x in table.boards[j]),
+            float(one[i, j]), float(table.win[i, j]))
