@@ -118,26 +118,3 @@ def build_fast(P, B, binom, mode, V, Dist, M, A):  # type: ignore[no-untyped-def
                         best, choice = v, f
                 M[level, d - 1, i] = best
                 A[level, d - 1, i] = choice
-
-
-@njit(cache=True)
-def enumerate_boards8(P, n):  # type: ignore[no-untyped-def]
-    """Every position in index order, as int8 rows (see ``enumerate_boards``)."""
-    B = np.zeros((n, P), np.int8)
-    row = 1
-    a = np.zeros(15, np.int64)
-    for k in range(1, 16):
-        a[:k] = 0
-        while True:
-            for j in range(k):
-                B[row, a[j]] += 1
-            row += 1
-            i = k - 1
-            while i >= 0 and a[i] == P - 1:
-                i -= 1
-            if i < 0:
-                break
-            a[i] += 1
-            for j in range(i + 1, k):
-                a[j] = a[i]
-    return B

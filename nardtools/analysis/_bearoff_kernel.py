@@ -202,11 +202,11 @@ def best_by_index(i0, P, dice, n, S, K, E, T, ncheck, gammon, by_key):  # type: 
 
 
 @njit(cache=True)
-def enumerate_boards(P, n):  # type: ignore[no-untyped-def]
-    """Every position, in index order: by number of checkers, then the ascending
-    list of their points in lexicographic order."""
-    B = np.zeros((n, P), np.int64)
-    row = 1  # row 0: no checkers
+def fill_boards(B, P):  # type: ignore[no-untyped-def]
+    """Fill ``B`` (positions x P, any integer type) with every position in
+    index order: by number of checkers, then the ascending list of their points
+    in lexicographic order.  Row 0 is the empty position."""
+    row = 1
     a = np.zeros(15, np.int64)
     for k in range(1, 16):
         a[:k] = 0
@@ -223,3 +223,8 @@ def enumerate_boards(P, n):  # type: ignore[no-untyped-def]
             for j in range(i + 1, k):
                 a[j] = a[i]
     return B
+
+
+def enumerate_boards(P: int, n: int, dtype: type = np.int64) -> np.ndarray:
+    """Every position of up to 15 checkers on P points, in index order."""
+    return fill_boards(np.zeros((n, P), dtype), P)  # type: ignore[no-any-return]

@@ -95,12 +95,13 @@ class BearoffDatabase:
             raise ValueError("bear-off databases cover 1 to 12 points")
         if policy not in ("exact", "gnubg"):
             raise ValueError(f"unknown policy {policy!r}: exact or gnubg")
-        from ._bearoff_fast import build_fast, enumerate_boards8
+        from ._bearoff_fast import build_fast
+        from ._bearoff_kernel import enumerate_boards
 
         n = position_count(points)
         binom = np.array([[comb(a, b) if b >= 0 else 0 for b in range(20)] for a in range(40)], np.int64)
         dtype = np.float64 if n <= _SMALL else np.float32
-        boards = enumerate_boards8(points, n)  # in index order (see position_index)
+        boards = enumerate_boards(points, n, np.int8)  # in index order (see position_index)
         work_m = np.zeros((3, 6, n), np.float32)
         work_a = np.zeros((3, 6, n), np.int32)
         out: list[np.ndarray] = []

@@ -129,10 +129,10 @@ def two_sided_table(checkers: int) -> TwoSidedTable:
     :data:`MAX_CHECKERS`)."""
     if not 1 <= checkers <= MAX_CHECKERS:
         raise ValueError(f"two-sided tables cover 1 to {MAX_CHECKERS} checkers a side")
-    from ._bearoff_fast import enumerate_boards8
+    from ._bearoff_kernel import enumerate_boards
 
     m = comb(6 + checkers, checkers)
-    boards = enumerate_boards8(6, position_count(6))[:m].astype(np.int64)  # index order: fewer checkers first
+    boards = enumerate_boards(6, position_count(6))[:m]  # index order: fewer checkers first
     pips = (boards * np.arange(1, 7)).sum(axis=1)
     totals = (pips[:, None] + pips[None, :]).ravel()
     order = np.argsort(totals, kind="stable").astype(np.int64)
