@@ -30,7 +30,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ALL_ROLLS", "AmbiguousPlayError", "GameKind", "GameStateError", "IllegalPlayError",
     "InvalidPlayError", "InvalidPositionError", "Judgement", "LegalPlay", "LegalPlays",
-    "NardtoolsError", "Play", "Position", "Roll", "Rules", "Ruleset", "Status", "Step",
+    "NardtoolsError", "Play", "Position", "Roll", "Rules", "Ruleset", "RulesetError", "Status", "Step",
     "Violation", "__version__", "apply_play", "check_play", "find_ruleset", "legal_plays",
     "physical_result", "rulesets",
 ]

@@ -142,7 +142,7 @@ class _Turn:
         self.whole_roll = isinstance(roll, Roll)
         kind = self.kind = position.kind
         self.long = kind is GameKind.LONG
-        opp = self.opp = position.opponent
+        self.opp = position.opponent
         self.qmap = _QMAP[kind]
         me = position.mover
         if first_turn is None:
@@ -341,7 +341,6 @@ def _generate_ordered(turn: _Turn) -> _Reach:
     here over a per-die table of targets; the rules are the same."""
     me = list(turn.position.mover)
     hits: list[int] = []
-    roll = turn.roll
     blocked, blot = turn.blocked, turn.blot
     exact = turn.exact_bearoff
     head_moves_left = turn.limit if turn.long else 99

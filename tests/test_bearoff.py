@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nardtools.analysis.bearoff import PIPS_PER_ROLL, BearoffDatabase, position_count, position_index
+from nardtools.analysis.bearoff import BearoffDatabase, position_count, position_index
 
 GNUBG_OS = Path("/usr/share/gnubg/gnubg_os0.bd")
 

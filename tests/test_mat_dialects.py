@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nardtools.notation.mat import decode, read_mat
-from nardtools.notation.record import ActionKind, RecordError
+from nardtools.notation.record import RecordError
 from nardtools.notation.replay import replay_match, replay_text
 
 

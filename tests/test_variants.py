@@ -8,7 +8,7 @@ import random
 import pytest
 
 from nardtools import Position, Roll, Violation, check_play, find_ruleset, legal_plays
-from nardtools.outcome import OutcomeKind, classify, points_for
+from nardtools.outcome import classify, points_for
 from nardtools.playout import random_game
 
 DUTCH = find_ruleset("dutch").rules

@@ -625,7 +625,7 @@ def stats_command(
     Every game is replayed (leniently); unreadable files and illegal games are
     listed on stderr and never stop the run.  The turns table streams to a
     csv/json/parquet --output, so memory stays flat in the archive's size."""
-    from ..analysis.stats import TableSink, to_frame
+    from ..analysis.stats import TableSink
 
     keys = [k for g in group_by or [] for k in g.split(",") if k]
     if fmt is StatsFormat.parquet and output is None:
@@ -955,7 +955,7 @@ def bearoff_show(
         typer.echo(json.dumps(report, indent=2))
         return
     typer.echo(f"{tuple(board)}: {report['pips']} pips, index {i} in the {points}-point database")
-    typer.echo(f"  rolls  P(all off)  P(first off)")
+    typer.echo("  rolls  P(all off)  P(first off)")
     for n in range(max(len(report["distribution"]), len(report["first_off"]))):
         p = report["distribution"][n] if n < len(report["distribution"]) else 0.0
         g = report["first_off"][n] if n < len(report["first_off"]) else 0.0

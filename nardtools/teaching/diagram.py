@@ -180,8 +180,8 @@ def _long_frame(setup: Setup, names: Sequence[str]) -> str:
               else "money game")
     if setup.cube != 1 or setup.cube_owner is not None:
         middle += f", cube {setup.cube}" + ("" if setup.cube_owner is None else f" ({'XO'[setup.cube_owner]})")
-    top = [f"pips {pips[1]}, off {p.opponent[0]}", "head on 12 (its 24)", "", "", ""]
-    bottom = ["head on 24", "", "", f"pips {pips[0]}, off {p.mover[0]}", state]
+    top = [f"pips {pips[1]}, off {p.opponent[0]}", "its head: 12 (its 24)", "its home: 13-18", "", ""]
+    bottom = ["head: 24", "home: 1-6", "", f"pips {pips[0]}, off {p.mover[0]}", state]
 
     def half(points: range, row: int) -> str:
         return "".join(_long_cell(p.mover, p.opponent, q, row, marks) for q in points)
