@@ -192,9 +192,9 @@ _PAGE = """<!DOCTYPE html>
  <svg id="board" viewBox="-20 -64 880 800" role="img" aria-label="board"></svg>
  <div id="side">
   <div id="controls">
-   <button id="first" title="Home">⏮</button><button id="prev" title="Left arrow">◀</button>
+   <button id="first" title="Home">|◀</button><button id="prev" title="Left arrow">◀</button>
    <span id="counter"></span>
-   <button id="next" title="Right arrow">▶</button><button id="last" title="End">⏭</button>
+   <button id="next" title="Right arrow">▶</button><button id="last" title="End">▶|</button>
   </div>
   <div id="move"></div>
   <ul id="notes"></ul>
