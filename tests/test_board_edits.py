@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from nardtools import Position
 from nardtools.notation.ids import Setup, read_snowie, snowie, xg_position
 from nardtools.notation.mat import read_mat, write_mat
@@ -110,3 +113,26 @@ def test_bad_board_edits_are_reported_at_their_place() -> None:
     bad = read_native(native, "n.nrd")
     assert bad.errors and bad.errors[0].line == 3
     assert Position.parse("backgammon X 6:15 / 1:15")  # (the text itself is fine with 15)
+
+
+_MAT_FRAGMENTS = ["  1) ", " 21: ", "Illegal play (", ")", ";", "0", "1", "-2", "15", "alice", "\n", "; Set Pos=",
+                  "-", "a", "B", "p", "/1", "/", " 31: 8/5 6/5", " Doubles => 2", " Takes", " Wins 1 point"]
+_NATIVE_FRAGMENTS = ["X 21: ", "O 31: ", '= "', '"', "backgammon X 6:15 / 1:15", "long O 24:15 / 24:15",
+                     "backgammon O 6:16 / 1:15", "24/18", " ", "\n", "1. ", "{c}", "X wins 1 point", "="]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_MAT_FRAGMENTS), max_size=60))
+def test_fuzz_board_edits_in_mat(parts):
+    text = " 5 point match\n Game 1\n a : 0                          b : 0\n" + "".join(parts)
+    record = read_mat(text)  # syntax problems are collected, not raised
+    replay_match(record)
+    write_mat(record)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_NATIVE_FRAGMENTS), max_size=40))
+def test_fuzz_board_edits_in_native(parts):
+    record = read_native('[Game "backgammon"]\n' + "".join(parts))
+    replay_match(record)
+    write_native(record)

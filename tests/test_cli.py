@@ -178,3 +178,12 @@ def test_race_json_plot_and_cube_hints(tmp_path, monkeypatch):
     assert "cube, money" in text_out and "Kazaross" in text_out.replace("kazaross", "Kazaross")
     assert runner.invoke(app, ["race", "start"]).exit_code == 1  # not a race: a clear error
     assert runner.invoke(app, ["bearoff", "verify", "--points", "6"]).exit_code == 0
+
+
+def test_race_two_sided(tmp_path, monkeypatch):
+    monkeypatch.setenv("NARDTOOLS_CACHE", str(tmp_path))
+    data = json.loads(runner.invoke(app, ["race", "backgammon X 6:2 / 2:1", "--two-sided", "-f", "json"]).output)
+    assert data["two_sided_p_win"] == pytest.approx(4 / 36)  # only 3-3 to 6-6 bear both off at once
+    result = runner.invoke(app, ["race", "backgammon X 6:3,5:3,4:3,3:2,2:2 / 6:3,5:3,4:3,3:3,2:2,1:1",
+                                 "--two-sided"])
+    assert result.exit_code == 1 and "at most 6 checkers" in result.output

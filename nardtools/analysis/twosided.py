@@ -23,6 +23,7 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
+from ..position import Position
 from ._bearoff_kernel import rank, step
 from .bearoff import position_count, position_index
 
@@ -158,3 +159,15 @@ def one_sided_error(checkers: int) -> tuple[float, tuple[int, ...], tuple[int, .
     i, j = np.unravel_index(int(diff.argmax()), diff.shape)
     return (float(diff[i, j]), tuple(int(x) for x in table.boards[i]), tuple(int(x) for x in table.boards[j]),
             float(one[i, j]), float(table.win[i, j]))
+
+
+def exact_p_win(position: Position) -> float:
+    """Exact two-sided P(win) for the side on roll of ``position`` (both sides
+    home, at most :data:`MAX_CHECKERS` checkers each; ValueError otherwise)."""
+    sides = [position.mover, position.opponent]
+    if any(side[25] or any(side[7:25]) for side in sides):
+        raise ValueError("the exact two-sided table needs both sides home (points 1-6)")
+    n = max(sum(side[1:7]) for side in sides)
+    if n > MAX_CHECKERS:
+        raise ValueError(f"the exact two-sided table covers at most {MAX_CHECKERS} checkers a side, not {n}")
+    return two_sided_table(max(n, 1)).p_win(position.mover[1:7], position.opponent[1:7])

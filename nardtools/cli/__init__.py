@@ -788,6 +788,8 @@ def race_command(
                    "docs/race.md) for the match hint (default: Kazaross-XG2).")] = None,
     plot: Annotated[Optional[Path], typer.Option("--plot", help="Draw the distributions to this "
                     ".png or .svg file.")] = None,
+    two_sided: Annotated[bool, typer.Option("--two-sided", help="Also the exact two-sided P(win) "
+                         "(both sides home with at most six checkers each; cubeless).")] = False,
     fmt: FormatOpt = OutputFormat.text,
 ) -> None:
     """Race odds for the side on roll: exact (one-sided formula) when both sides fit
@@ -820,6 +822,11 @@ def race_command(
             from ..analysis.counts import all_counts
 
             counts = all_counts(pos)
+        exact_two_sided = None
+        if two_sided:
+            from ..analysis.twosided import exact_p_win
+
+            exact_two_sided = exact_p_win(pos)
     except (NardtoolsError, ValueError, OSError) as e:
         raise _fail(str(e)) from None
     if plot is not None:
@@ -836,6 +843,7 @@ def race_command(
         report["position"] = str(pos)
         report["cube"] = [h.as_dict() for h in hints]
         report["counts"] = [{"name": c.name, "verdict": c.verdict, "formula": c.formula} for c in counts]
+        report["two_sided_p_win"] = exact_two_sided
         typer.echo(json.dumps(report, indent=2))
         return
     typer.echo(str(pos))
@@ -847,6 +855,9 @@ def race_command(
     if pos.kind.value == "long":
         typer.echo(f"  P(home mars) {odds.p_home_mars:.4f}   P(lose home mars) {odds.p_lose_home_mars:.4f}")
     typer.echo(f"  expected points at cube 1 ({ruleset.name} scoring): {odds.expected_points:+.4f}")
+    if exact_two_sided is not None:
+        typer.echo(f"  exact two-sided P(win) {exact_two_sided:.4f} (each side playing to win; "
+                   f"the one-sided formula says {odds.p_win:.4f})")
     for label, side in zip(("on roll", "other"), odds.sides):
         typer.echo(f"  {label:<8} {side.pips:>3} pips, {side.expected_rolls:.3f} rolls, EPC {side.epc:.2f}"
                    + ("" if side.exact else " (estimated)"))
