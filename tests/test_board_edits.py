@@ -136,3 +136,20 @@ def test_fuzz_board_edits_in_native(parts):
     record = read_native('[Game "backgammon"]\n' + "".join(parts))
     replay_match(record)
     write_native(record)
+
+
+def test_replay_frames_show_board_edits() -> None:
+    from nardtools.teaching.replay import game_frames, replay_html
+
+    text = FIXTURE.read_text()
+    original = replay_match(read_mat(text, "x.mat"))
+    turn = next(t for t in original.games[0].turns[8:] if t.action.player == 0)
+    lines = text.split("\n")
+    lines.insert(turn.action.line - 1, f"; Set Pos={xg_position(Setup(turn.before))}/1")
+    match = replay_match(read_mat("\n".join(lines), "x.mat"))
+    frames = game_frames(match.games[0], match.record.names)
+    edit = [f for f in frames if f.note is None and "sets the board" in f.lines[0]]
+    assert len(edit) == 1 and edit[0].position == turn.before
+    assert len(frames) == 1 + len(match.games[0].turns) + 1
+    assert frames[0].position.mover == Position.start().mover  # the start, not the edited board
+    assert "sets the board" in replay_html(match)

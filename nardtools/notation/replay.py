@@ -90,6 +90,7 @@ class ReplayedGame:
     turns: list[ReplayedTurn] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     stopped: bool = False  # replay stopped at an error
+    edits: list[tuple[int, Action]] = field(default_factory=list)  # board edits, after this many turns
 
     @property
     def complete(self) -> bool:
@@ -266,6 +267,7 @@ def _run(actions: list[Action], game: Game, out: ReplayedGame, problem: Any, rec
                 _roll(a, nxt, game, out, problem, record)
             elif a.kind is ActionKind.SET_BOARD:
                 _set_board(a, game, problem, record)
+                out.edits.append((len(out.turns), a))
             elif a.kind is ActionKind.DOUBLE:
                 if game.phase is Phase.ROLL and game.on_roll != a.player:
                     problem(a, "turn-order", f"{_player(record, a.player)} doubles, but "

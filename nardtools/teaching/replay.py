@@ -80,10 +80,20 @@ def game_frames(replayed: ReplayedGame, names: tuple[str, str], *, persian: bool
                 race_points: int = 6) -> list[Frame]:
     """The frames of one game; see the module docstring."""
     notes = annotate_game(replayed, race_points=race_points)
-    start = replayed.turns[0].before if replayed.turns else replayed.game.position
+    edits = {}
+    for at, action in replayed.edits:
+        edits.setdefault(at, []).append(action)
+    actions = replayed.record.actions
+    start = Position.start(replayed.game.rules.start, player=actions[0].player if actions else 0)
     frames = [Frame(0, start, None, [f"Game {replayed.record.number}: the start."])]
-    for i, note in enumerate(notes, 1):
-        frames.append(Frame(i, note.after, note, describe(note, names, persian=persian)))
+    for i, note in enumerate([*notes, None]):
+        for action in edits.get(i, []):
+            assert action.board is not None
+            how = (f"{names[action.player]} rolled {action.roll} and played illegally; the record gives only "
+                   "the board after it (Snowie)" if action.roll else "The record sets the board (XG Set Pos)")
+            frames.append(Frame(len(frames), action.board, None, [f"{how}: {action.board}."]))
+        if note is not None:
+            frames.append(Frame(len(frames), note.after, note, describe(note, names, persian=persian)))
     return frames
 
 
