@@ -80,7 +80,7 @@ def game_frames(replayed: ReplayedGame, names: tuple[str, str], *, persian: bool
                 race_points: int = 6) -> list[Frame]:
     """The frames of one game; see the module docstring."""
     notes = annotate_game(replayed, race_points=race_points)
-    edits = {}
+    edits: dict[int, list[Any]] = {}
     for at, action in replayed.edits:
         edits.setdefault(at, []).append(action)
     actions = replayed.record.actions
