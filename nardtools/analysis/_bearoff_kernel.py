@@ -1,6 +1,10 @@
-"""The compiled dynamic programme behind :mod:`nardtools.analysis.bearoff` (numba).
+"""Bear-off helpers in numba: the one-sided index (``rank``, gnubg's), one
+checker's step (``step``), every position in index order (``fill_boards``), and
+the play-walking builder behind ``policy="gnubg"`` (``build``), which follows
+GNU Backgammon's quantised choices and is checked against gnubg's own 6-point
+tables only.  The exact databases come from :mod:`._bearoff_fast`.
 
-Positions are count vectors on points 1..P; ``rank`` is gnubg's one-sided index.
+Positions are count vectors on points 1..P.
 """
 
 from __future__ import annotations
