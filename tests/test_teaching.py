@@ -115,3 +115,14 @@ def test_cli_show_and_replay(tmp_path: Path) -> None:
     assert result.exit_code == 0 and page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     result = runner.invoke(app, ["replay", str(ANNOTATED)])
     assert result.exit_code == 2
+
+
+def test_an_applied_illegal_play_is_annotated_with_its_rule() -> None:
+    from nardtools.notation.native import read_native
+    from nardtools.teaching.replay import game_frames
+
+    record = read_native('[Game "long"]\n[Ruleset "long"]\n\n1. X 65: 24/18 24/19 O 31: 24/21/20\n*\n')
+    match = replay_match(record, lenient=True)  # as `nardtools replay` does
+    frames = game_frames(match.games[0], match.record.names)
+    assert "Illegal play applied (rule: head-rule)." in frames[1].lines
+    assert not any("Illegal" in line for line in frames[2].lines)
