@@ -183,3 +183,16 @@ def test_dask_path_gives_the_same_tables() -> None:
         if table == "turns":
             a, b = (f.sort_values(["file", "game", "index"]).reset_index(drop=True) for f in (a, b))
         pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-12)
+
+
+def test_grouped_turns_stream_to_the_same_table() -> None:
+    from nardtools.analysis.stats import GroupSink, group
+
+    kept = collect([ROOT / "examples"], turns=True)
+    sink = GroupSink("turns", ["player", "forced"])
+    streamed = collect([ROOT / "examples"], turns=True, sink=sink)
+    assert not streamed.turns and sink.rows == len(kept.turns)
+    expected = group(kept.frame("turns"), ["player", "forced"])
+    pd.testing.assert_frame_equal(sink.frame(), expected, check_exact=False, rtol=1e-12)
+    with pytest.raises(KeyError, match="no column 'nonsense'"):
+        GroupSink("turns", ["nonsense"])

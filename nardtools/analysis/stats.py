@@ -257,6 +257,52 @@ class TableSink:
         self.tmp.unlink(missing_ok=True)
 
 
+class GroupSink:
+    """Rows of one table folded into groups as they arrive: per group the
+    number of rows and the sums behind :func:`group`'s means, so memory grows
+    with the number of groups, not of rows."""
+
+    def __init__(self, table: str, keys: Sequence[str]) -> None:
+        unknown = [k for k in keys if k not in SCHEMAS[table]]
+        if unknown:
+            raise KeyError(f"no column {unknown[0]!r}; columns: {', '.join(SCHEMAS[table])}")
+        self.table, self.keys = table, list(keys)
+        self.measured = [c for c, t in SCHEMAS[table].items()
+                         if c not in keys and c not in _IDENTIFIERS and t in ("int64", "Int64", "float64", "boolean")]
+        self.groups: dict[tuple[Any, ...], list[float]] = {}
+        self.rows = 0
+
+    def write(self, rows: list[dict[str, Any]]) -> None:
+        width = len(self.measured)
+        for row in rows:
+            acc = self.groups.setdefault(tuple(row.get(k) for k in self.keys), [0.0] * (1 + 2 * width))
+            acc[0] += 1
+            for i, column in enumerate(self.measured):
+                value = row.get(column)
+                if value is not None and not (isinstance(value, float) and math.isnan(value)):
+                    acc[1 + i] += float(value)
+                    acc[1 + width + i] += 1
+        self.rows += len(rows)
+
+    def frame(self) -> Any:
+        """The groups as :func:`group` gives them: keys, ``rows``, ``mean_<column>``."""
+        import pandas as pd
+
+        width = len(self.measured)
+        records = []
+        for key, acc in self.groups.items():
+            record: dict[str, Any] = dict(zip(self.keys, key))
+            record["rows"] = int(acc[0])
+            for i, column in enumerate(self.measured):
+                n = acc[1 + width + i]
+                record[f"mean_{column}"] = acc[1 + i] / n if n else math.nan
+            records.append(record)
+        columns = self.keys + ["rows"] + [f"mean_{c}" for c in self.measured]
+        frame = pd.DataFrame(records, columns=columns)
+        frame = frame.astype({k: SCHEMAS[self.table][k] for k in self.keys})
+        return frame.sort_values(self.keys, na_position="last").reset_index(drop=True)
+
+
 def _csv(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
@@ -280,7 +326,7 @@ def to_arrow(rows: list[dict[str, Any]], table: str) -> Any:
 class Archive:
     """Files folded together as they arrive; tables on demand."""
 
-    sink: TableSink | None = None  # where turn rows go (else kept, for small archives)
+    sink: TableSink | GroupSink | None = None  # where turn rows go (else kept, for small archives)
     keep_turns: bool = False
     games: list[dict[str, Any]] = field(default_factory=list)
     turns: list[dict[str, Any]] = field(default_factory=list)
@@ -397,7 +443,7 @@ def group(frame: Any, keys: Sequence[str]) -> Any:
     grouped = frame.groupby(list(keys), dropna=False, observed=True)
     out = grouped.size().rename("rows").to_frame()
     if numeric:
-        means = grouped[numeric].mean(numeric_only=False)
+        means = grouped[numeric].mean(numeric_only=False).astype("float64")
         out = out.join(means.add_prefix("mean_"))
     return out.reset_index()
 
@@ -512,7 +558,7 @@ def run_dask(files: Sequence[str], *, turns: bool = False, race_points: int = 6,
 
 
 def collect(paths: Iterable[str | Path], *, turns: bool = False, race_points: int = 6, jobs: int = 1,
-            engine: str = "local", scheduler: str | None = None, sink: TableSink | None = None,
+            engine: str = "local", scheduler: str | None = None, sink: TableSink | GroupSink | None = None,
             progress: Callable[[FileStats], None] | None = None) -> Archive:
     """Replay every record under ``paths`` and fold the results into an
     :class:`Archive`.  With ``turns`` the turn rows go to ``sink`` (or are

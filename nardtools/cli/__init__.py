@@ -625,19 +625,28 @@ def stats_command(
     Every game is replayed (leniently); unreadable files and illegal games are
     listed on stderr and never stop the run.  The turns table streams to a
     csv/json/parquet --output, so memory stays flat in the archive's size."""
-    from ..analysis.stats import TableSink
+    from ..analysis.stats import GroupSink, TableSink
 
     keys = [k for g in group_by or [] for k in g.split(",") if k]
     if fmt is StatsFormat.parquet and output is None:
         raise _fail("parquet needs --output FILE", ExitCode.USAGE)
-    stream = table is StatsTable.turns and output is not None and fmt is not StatsFormat.table and not keys
-    sink = TableSink(output, fmt.value, "turns") if stream and output is not None else None
+    sink: Any = None
+    if table is StatsTable.turns and keys:  # turn rows folded into groups as they come
+        try:
+            sink = GroupSink("turns", keys)
+        except KeyError as e:
+            raise _fail(f"--group-by: {e.args[0]}", ExitCode.USAGE) from None
+    elif table is StatsTable.turns and output is not None and fmt is not StatsFormat.table:
+        sink = TableSink(output, fmt.value, "turns")
     try:
         archive = _collect(paths, table is StatsTable.turns, race_db, jobs, engine, scheduler, sink, quiet)
     except BaseException:
-        if sink is not None:
+        if isinstance(sink, TableSink):
             sink.abort()
         raise
+    if isinstance(sink, GroupSink):
+        _emit_frame(sink.frame(), fmt, output, rows, "turns grouped")
+        return
     if sink is not None:
         sink.close()
         if not quiet:
