@@ -48,7 +48,7 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "result_source": "string", "problems": "int64", "first_problem": "string", "warnings": "int64",
     },
     "turns": {
-        "file": "string", "game": "int64", "turn": "int64", "index": "int64", "side": "int64",
+        "file": "string", "ruleset": "string", "game": "int64", "turn": "int64", "index": "int64", "side": "int64",
         "player": "string", "dice": "string", "play": "string", "pips_before": "int64",
         "pips_opponent": "int64", "pips_after": "int64", "forced": "boolean", "legal_plays": "int64",
         "dice_used": "int64", "dice_lost": "int64", "race": "boolean", "race_exact": "boolean",
@@ -178,7 +178,7 @@ def file_stats_from_record(match: ReplayedMatch, *, turns: bool = False, race_po
                 acc[2] += n.race_error >= RACE_ERROR_THRESHOLD
             if turns:
                 out.turns.append({
-                    "file": record.path, "game": n.game, "turn": n.turn, "index": n.index, "side": n.player,
+                    "file": record.path, "ruleset": match.ruleset.name, "game": n.game, "turn": n.turn, "index": n.index, "side": n.player,
                     "player": who, "dice": n.dice, "play": n.play, "pips_before": n.pips_before[0],
                     "pips_opponent": n.pips_before[1], "pips_after": n.pips_after[0], "forced": n.forced,
                     "legal_plays": n.legal_plays, "dice_used": n.dice_used, "dice_lost": n.dice_lost,
