@@ -40,6 +40,11 @@ _SMALL = 1_000_000
 _ARRAYS = ("mean", "dist", "gammon_mean", "gammon_dist", "home_mean", "home_dist")
 
 
+def binomials() -> np.ndarray:
+    """The table ``C(a, b)`` (a < 40, b < 20) the compiled kernels rank positions with."""
+    return np.array([[comb(a, b) for b in range(20)] for a in range(40)], np.int64)
+
+
 def position_count(points: int, checkers: int = 15) -> int:
     """Positions of up to ``checkers`` checkers on ``points`` points: C(P + n, n)."""
     return comb(points + checkers, checkers)
@@ -99,7 +104,7 @@ class BearoffDatabase:
         from ._bearoff_kernel import enumerate_boards
 
         n = position_count(points)
-        binom = np.array([[comb(a, b) if b >= 0 else 0 for b in range(20)] for a in range(40)], np.int64)
+        binom = binomials()
         dtype = np.float64 if n <= _SMALL else np.float32
         boards = enumerate_boards(points, n, np.int8)  # in index order (see position_index)
         work_m = np.zeros((3, 6, n), np.float32)
@@ -174,12 +179,15 @@ class BearoffDatabase:
         meta_path = path / "meta.json"
         try:
             stats = [f.stat() for f in [meta_path, *(path / f"{name}.npy" for name in _ARRAYS)]]
-            meta = json.loads(meta_path.read_text())
-        except (OSError, ValueError):
+        except OSError:
             return None
         key = (path, tuple((st.st_mtime_ns, st.st_size) for st in stats))
         if key in _LOADED and not verify:
             return _LOADED[key]
+        try:
+            meta = json.loads(meta_path.read_text())
+        except (OSError, ValueError):
+            return None
         n = position_count(points)
         if meta.get("points") != points or meta.get("version") != _VERSION:
             return None

@@ -25,7 +25,7 @@ from numba import njit
 
 from ..position import Position
 from ._bearoff_kernel import rank, step
-from .bearoff import position_count, position_index
+from .bearoff import binomials, position_count, position_index
 
 #: The largest table computed on request (pairs of positions of up to 6 checkers: 853,776 states).
 MAX_CHECKERS = 6
@@ -137,7 +137,7 @@ def two_sided_table(checkers: int) -> TwoSidedTable:
     pips = (boards * np.arange(1, 7)).sum(axis=1)
     totals = (pips[:, None] + pips[None, :]).ravel()
     order = np.argsort(totals, kind="stable").astype(np.int64)
-    binom = np.array([[comb(a, b) if b >= 0 else 0 for b in range(20)] for a in range(40)], np.int64)
+    binom = binomials()
     win = np.zeros((m, m))
     _solve(boards, pips, order, binom, 6, win)
     return TwoSidedTable(checkers, boards, win)
