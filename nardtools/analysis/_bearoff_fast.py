@@ -73,23 +73,20 @@ def build_fast(P, B, binom, mode, V, Dist, M, A):  # type: ignore[no-untyped-def
             acc[:] = 0.0
             for a in range(1, 7):
                 for b in range(1, a + 1):
+                    # one step of the first die, then the best of the rest: a
+                    # double's three more steps (M3), or the other die's one (M1)
                     best = np.inf
                     choice = -1
-                    if a == b:
-                        for k in range(cnt[a]):
-                            s = succ[a, k]
-                            v = M[2, a - 1, s]
-                            if v < best or (v == best and A[2, a - 1, s] < choice):
-                                best, choice = v, A[2, a - 1, s]
-                        w = 1.0 / 36.0
-                    else:
-                        for first, second in ((a, b), (b, a)):
-                            for k in range(cnt[first]):
-                                s = succ[first, k]
-                                v = M[0, second - 1, s]
-                                if v < best or (v == best and A[0, second - 1, s] < choice):
-                                    best, choice = v, A[0, second - 1, s]
-                        w = 2.0 / 36.0
+                    level = 2 if a == b else 0
+                    orders = 1 if a == b else 2
+                    for o in range(orders):
+                        first, second = (a, b) if o == 0 else (b, a)
+                        for k in range(cnt[first]):
+                            s = succ[first, k]
+                            v = M[level, second - 1, s]
+                            if v < best or (v == best and A[level, second - 1, s] < choice):
+                                best, choice = v, A[level, second - 1, s]
+                    w = orders / 36.0
                     e += w * V[choice]
                     for m in range(L - 1):
                         acc[m + 1] += w * Dist[choice, m]
