@@ -37,7 +37,7 @@ from ..play import Step
 from ..position import Position
 from ..notation.replay import ReplayedGame
 from .pips import is_race
-from .race import race_odds
+from .race import fits, race_odds
 
 
 @dataclass(frozen=True)
@@ -101,8 +101,7 @@ class TurnNote:
 def race_equity(position: Position, db_points: int = 6) -> tuple[float, float] | None:
     """``(equity, P(win))`` of the side on roll when ``position`` is a race
     with both sides in the ``db_points`` bear-off database, else None."""
-    if not is_race(position) or not all(
-            not side[25] and not any(side[db_points + 1:25]) for side in (position.mover, position.opponent)):
+    if not (fits(position.mover, db_points) and fits(position.opponent, db_points) and is_race(position)):
         return None
     odds = race_odds(position, db_points=db_points)
     p_win = min(1.0, max(0.0, odds.p_win))  # (sums of float32 distributions)

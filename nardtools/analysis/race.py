@@ -96,7 +96,8 @@ class RaceOdds:
                 "sides": [s.as_dict() for s in self.sides]}
 
 
-def _fits(side: tuple[int, ...], points: int) -> bool:
+def fits(side: tuple[int, ...], points: int) -> bool:
+    """Whether one side (own numbering) fits a ``points``-point bear-off database."""
     return not side[BAR] and not any(side[points + 1:25])
 
 
@@ -134,7 +135,7 @@ def _rollout(side: tuple[int, ...], kind: GameKind, db: BearoffDatabase, trials:
         me = side
         rolls = 0
         home_at = 0 if _all_home(me) else -1
-        while not _fits(me, db.points):
+        while not fits(me, db.points):
             roll = Roll(rng.randint(1, 6), rng.randint(1, 6))
             plays = legal_plays(Position(kind, me, empty), roll, rules, first_turn=False)
             me = min((lp.result.opponent for lp in plays), key=lambda s: _heuristic(s, db))
@@ -171,7 +172,7 @@ def _all_home(side: tuple[int, ...]) -> bool:
 
 def _heuristic(side: tuple[int, ...], db: BearoffDatabase) -> tuple[float, float]:
     outside = sum((p - 6) * side[p] for p in range(7, 26))
-    if outside == 0 and _fits(side, db.points):
+    if outside == 0 and fits(side, db.points):
         return (0.0, float(db.mean[db.index(side[1:db.points + 1])]))
     return (float(outside), float(sum(p * side[p] for p in range(1, 26))))
 
@@ -190,7 +191,7 @@ def choose_database(position: Position, db_points: int | None = None) -> int:
     if db_points:
         return db_points
     cached = [p for p in cached_points() if p >= 6]
-    fitting = [p for p in cached if _fits(position.mover, p) and _fits(position.opponent, p)]
+    fitting = [p for p in cached if fits(position.mover, p) and fits(position.opponent, p)]
     return min(fitting) if fitting else max(cached, default=6)
 
 
@@ -208,7 +209,7 @@ def race_odds(position: Position, *, db_points: int | None = None, trials: int =
     rng = random.Random(seed)
     sides = []
     for side in (position.mover, position.opponent):
-        if _fits(side, db.points):
+        if fits(side, db.points):
             sides.append(_side_exact(side, db))
         else:
             sides.append(_rollout(side, position.kind, db, trials, rng))

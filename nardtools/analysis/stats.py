@@ -34,7 +34,6 @@ from ..dice import ALL_ROLLS
 from ..outcome import OutcomeKind
 from ..notation.replay import ReplayedMatch, replay_match
 from .annotate import annotate_game
-from .pips import is_race
 
 #: Column name -> pandas dtype, for every table (``docs/stats.md`` explains them).
 SCHEMAS: dict[str, dict[str, str]] = {
@@ -141,7 +140,7 @@ def file_stats_from_record(match: ReplayedMatch, *, turns: bool = False, race_po
         source = "replay" if outcome is not None else ("record" if result is not None else "none")
         winner_side = outcome.winner if outcome else (result.player if result else None)
         kind = outcome.kind.value if outcome else (result.note or "") if result else ""
-        race_turn = next((n for n in notes if is_race(n.before)), None)
+        race_turn = next((n for n in notes if n.race), None)
         opening = notes[0] if notes else None
         game_problems = [p for p in g.problems if p.severity == "error"]
         out.games.append({

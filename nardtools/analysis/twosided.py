@@ -67,7 +67,7 @@ def _finals(c0, P, dice, n, binom, out):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _solve(B, pips, order, binom, P, W):  # type: ignore[no-untyped-def]
+def _solve(B, order, binom, P, W):  # type: ignore[no-untyped-def]
     """``W[i, j]``: P(the side on roll with position i beats position j)."""
     m = B.shape[0]
     out = np.zeros(4096, np.int64)
@@ -139,7 +139,7 @@ def two_sided_table(checkers: int) -> TwoSidedTable:
     order = np.argsort(totals, kind="stable").astype(np.int64)
     binom = binomials()
     win = np.zeros((m, m))
-    _solve(boards, pips, order, binom, 6, win)
+    _solve(boards, order, binom, 6, win)
     return TwoSidedTable(checkers, boards, win)
 
 

@@ -576,7 +576,8 @@ def _collect(paths: list[Path], turns: bool, race_db: int, jobs: int, engine: En
     from ..notation.validate import expand_paths
 
     err = Console(stderr=True)
-    total = len(expand_paths(paths))
+    files = expand_paths(paths)  # once: a folder walk reads the head of every .txt file
+    total = len(files)
     progress = None
     if not quiet and err.is_terminal and total > 4:
         from rich.progress import Progress
@@ -586,7 +587,7 @@ def _collect(paths: list[Path], turns: bool, race_db: int, jobs: int, engine: En
         bar.start()
         progress = lambda _stats: bar.advance(task)  # noqa: E731
     try:
-        archive = collect(paths, turns=turns, race_points=race_db, jobs=jobs or os.cpu_count() or 1,
+        archive = collect(files, turns=turns, race_points=race_db, jobs=jobs or os.cpu_count() or 1,
                           engine=engine.value, scheduler=scheduler, sink=sink, progress=progress)
     finally:
         if progress is not None:
