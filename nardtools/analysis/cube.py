@@ -43,7 +43,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .race import RaceOdds
+from .race import RaceOdds, outcome_values, valued_outcomes
 
 #: The usual cube efficiency in races.
 RACE_CUBE_EFFICIENCY = 0.68
@@ -68,12 +68,9 @@ class CubeHint:
 def win_values(odds: RaceOdds, values: tuple[float, float, float] = (1, 2, 2)) -> tuple[float, float]:
     """Average value of a win and of a loss for the side on roll, with a
     single, a gammon/mars and a home mars worth ``values``."""
-    single, gammon, home = values
+    won, lost = valued_outcomes(odds, values)
     p, q = odds.p_win, 1 - odds.p_win
-    won = (p - odds.p_gammon) * single + (odds.p_gammon - odds.p_home_mars) * gammon + odds.p_home_mars * home
-    lost = ((q - odds.p_lose_gammon) * single + (odds.p_lose_gammon - odds.p_lose_home_mars) * gammon
-            + odds.p_lose_home_mars * home)
-    return (won / p if p > 0 else single), (lost / q if q > 0 else single)
+    return (won / p if p > 0 else values[0]), (lost / q if q > 0 else values[0])
 
 
 def _take_point(w: float, l: float) -> float:
@@ -249,3 +246,21 @@ def match_hint(odds: RaceOdds, *, length: int, score: tuple[int, int], cube: int
     detail = (f"{a}-away vs {b}-away, cube {cube}: MWC ND {nd:.4f}, DT {dt:.4f}, DP {dp:.4f} "
               "(dead cube)")
     return CubeHint(f"match, {met.name}", verdict, detail, {"no_double": nd, "double_take": dt, "double_pass": dp})
+
+
+def cube_hints(odds: RaceOdds, setup: Any, rules: Any, *, cube_owner: str | None = None,
+               x: float = RACE_CUBE_EFFICIENCY, met: MatchEquityTable | None = None) -> list[CubeHint]:
+    """The hints for a :class:`~nardtools.notation.ids.Setup`: money play when
+    the side on roll may double (``cube_owner`` overrides the setup's cube),
+    and match play when the setup has a match length.  Outcomes are valued by
+    ``rules``' scoring table."""
+    values = outcome_values(rules)
+    pos = setup.position
+    owner = cube_owner or ("centred" if setup.cube_owner is None
+                           else "owned" if setup.cube_owner == pos.player else "")
+    hints = [money_hint(odds, cube_owner=owner, x=x, values=values)] if owner else []
+    if setup.match_length:
+        score = (setup.score[pos.player], setup.score[1 - pos.player])
+        hints.append(match_hint(odds, length=setup.match_length, score=score, cube=setup.cube,
+                                crawford=setup.crawford, met=met, values=values))
+    return hints

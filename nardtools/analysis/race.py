@@ -257,29 +257,35 @@ def _block_binds(position: Position, rules: Any) -> bool:
     return any(sum(side[0:7]) == 0 for side in (position.mover, position.opponent))
 
 
+def outcome_values(rules: Any) -> tuple[int, int, int]:
+    """Points of a single win (oin), a gammon or mars, and a home mars at cube 1
+    under the scoring table of ``rules`` (backgammon has no home mars: a gammon)."""
+    from ..outcome import OutcomeKind, points_for
+
+    if rules.is_long:
+        return (points_for(OutcomeKind.OIN, rules), points_for(OutcomeKind.MARS, rules),
+                points_for(OutcomeKind.HOME_MARS, rules))
+    gammon = points_for(OutcomeKind.GAMMON, rules)
+    return points_for(OutcomeKind.SINGLE, rules), gammon, gammon
+
+
+def valued_outcomes(odds: RaceOdds, values: tuple[float, float, float]) -> tuple[float, float]:
+    """Expected points won and lost by the side on roll at cube 1, a single, a
+    gammon/mars and a home mars worth ``values``."""
+    single, gammon, home = values
+    p, q = odds.p_win, 1 - odds.p_win
+    won = (p - odds.p_gammon) * single + (odds.p_gammon - odds.p_home_mars) * gammon + odds.p_home_mars * home
+    lost = ((q - odds.p_lose_gammon) * single + (odds.p_lose_gammon - odds.p_lose_home_mars) * gammon
+            + odds.p_lose_home_mars * home)
+    return won, lost
+
+
 def expected_points(odds: RaceOdds, position: Position, rules: Any = None) -> float:
     """Points the side on roll expects at cube 1, every outcome valued by the
     scoring table of ``rules`` (default: the game's usual ruleset)."""
-    from ..outcome import OutcomeKind, points_for
     from ..rules import find_ruleset
 
     if rules is None:
         rules = find_ruleset("long" if position.kind is GameKind.LONG else "backgammon").rules
-
-    def value(kind: OutcomeKind) -> int:
-        return points_for(kind, rules)
-
-    if position.kind is GameKind.LONG:
-        wins = ((odds.p_win - odds.p_gammon) * value(OutcomeKind.OIN)
-                + (odds.p_gammon - odds.p_home_mars) * value(OutcomeKind.MARS)
-                + odds.p_home_mars * value(OutcomeKind.HOME_MARS))
-        p_lose = 1 - odds.p_win
-        losses = ((p_lose - odds.p_lose_gammon) * value(OutcomeKind.OIN)
-                  + (odds.p_lose_gammon - odds.p_lose_home_mars) * value(OutcomeKind.MARS)
-                  + odds.p_lose_home_mars * value(OutcomeKind.HOME_MARS))
-    else:
-        wins = (odds.p_win - odds.p_gammon) * value(OutcomeKind.SINGLE) + odds.p_gammon * value(OutcomeKind.GAMMON)
-        p_lose = 1 - odds.p_win
-        losses = ((p_lose - odds.p_lose_gammon) * value(OutcomeKind.SINGLE)
-                  + odds.p_lose_gammon * value(OutcomeKind.GAMMON))
-    return wins - losses
+    won, lost = valued_outcomes(odds, outcome_values(rules))
+    return won - lost

@@ -806,7 +806,7 @@ def race_command(
     the bear-off database, else a labelled estimate with its standard error; the
     counting rules' and the odds' cube verdicts (money, and match play when the
     position says the score)."""
-    from ..analysis.cube import kazaross_xg2, match_hint, money_hint, read_met
+    from ..analysis.cube import cube_hints, read_met
     from ..analysis.race import race_odds
 
     try:
@@ -816,17 +816,8 @@ def race_command(
         if rules is None:
             ruleset = _rules("long" if pos.kind.value == "long" else "backgammon", None)
         odds = race_odds(pos, db_points=race_db, trials=trials, rules=ruleset.rules)
-        table = ruleset.rules
-        values = _outcome_values(table)
-        owner = (cube_owner.value if cube_owner else
-                 "centred" if setup.cube_owner is None else "owned" if setup.cube_owner == pos.player else "")
-        hints = [money_hint(odds, cube_owner=owner, x=x, values=values)] if owner else []
-        if setup.match_length:
-            me = pos.player
-            score = (setup.score[me], setup.score[1 - me])
-            hints.append(match_hint(odds, length=setup.match_length, score=score, cube=setup.cube,
-                                    crawford=setup.crawford, met=read_met(met) if met else kazaross_xg2(),
-                                    values=values))
+        hints = cube_hints(odds, setup, ruleset.rules, cube_owner=cube_owner.value if cube_owner else None,
+                           x=x, met=read_met(met) if met else None)
         counts = []
         if pos.kind.value == "backgammon":
             from ..analysis.counts import all_counts
@@ -877,17 +868,6 @@ def race_command(
         typer.echo(f"  {c}")
     for note in odds.notes:
         typer.echo(f"  note: {note}")
-
-
-def _outcome_values(rules: Any) -> tuple[int, int, int]:
-    """Points of a single win, a gammon/mars and a home mars under ``rules``."""
-    from ..outcome import OutcomeKind, points_for
-
-    if rules.is_long:
-        return (points_for(OutcomeKind.OIN, rules), points_for(OutcomeKind.MARS, rules),
-                points_for(OutcomeKind.HOME_MARS, rules))
-    gammon = points_for(OutcomeKind.GAMMON, rules)
-    return (points_for(OutcomeKind.SINGLE, rules), gammon, gammon)
 
 
 bearoff_app = typer.Typer(help="One-sided bear-off databases: build, and show a position.",
