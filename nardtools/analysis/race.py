@@ -153,8 +153,8 @@ def _rollout(side: tuple[int, ...], kind: GameKind, db: BearoffDatabase, trials:
     dist /= trials
     mean = float((dist * np.arange(MAX_ROLLS)).sum())
     pips = sum(p * side[p] for p in range(1, 26))
-    if not full:
-        first, home = _point_mass() * trials, _point_mass() * trials
+    if not full:  # a checker is already off: no mars, no home mars
+        return SideRace(pips, mean, mean * 49 / 6, dist, _point_mass(), False, _point_mass())
     return SideRace(pips, mean, mean * 49 / 6, dist, first / trials, False, home / trials)
 
 
