@@ -78,6 +78,16 @@ def test_unknown_ruleset_is_one_red_line():
     assert "Traceback" not in result.output + result.stderr
 
 
+def test_errors_stay_on_one_line_and_keep_brackets():
+    """An error names its file on one line at any terminal width (so that
+    FILE:LINE:COL can be grepped), and text in brackets is not taken for markup."""
+    long_name = "a-record-with-a-rather-long-name-[in brackets]-that-does-not-exist.nrd"
+    result = runner.invoke(app, ["show", long_name], env={"COLUMNS": "30"})
+    assert result.exit_code != 0
+    line = next(line for line in result.stderr.splitlines() if line.startswith("Error:"))
+    assert long_name in line
+
+
 def test_bad_set_syntax_is_a_usage_error():
     result = runner.invoke(app, ["moves", "start", "31", "--set", "head"])
     assert result.exit_code == 2

@@ -58,8 +58,11 @@ FirstTurnOpt = Annotated[
 
 def _fail(message: str, code: ExitCode = ExitCode.FINDINGS) -> typer.Exit:
     from rich.console import Console
+    from rich.text import Text
 
-    Console(stderr=True).print(f"[red]Error:[/red] {message}", highlight=False)
+    # The message is plain text (paths, positions, "[...]" tags), printed on one
+    # logical line so that FILE:LINE:COL stays greppable at any terminal width.
+    Console(stderr=True).print(Text.assemble(("Error:", "red"), " ", message), soft_wrap=True)
     return typer.Exit(int(code))
 
 
@@ -594,9 +597,9 @@ def _collect(paths: list[Path], turns: bool, race_db: int, jobs: int, engine: En
             bar.stop()
     if not quiet:
         for path, why in archive.unreadable:
-            err.print(f"unreadable: {path}: {why}", markup=False, highlight=False)
+            err.print(f"unreadable: {path}: {why}", markup=False, highlight=False, soft_wrap=True)
         for problem in archive.problems:
-            err.print(f"illegal: {problem}", markup=False, highlight=False)
+            err.print(f"illegal: {problem}", markup=False, highlight=False, soft_wrap=True)
         err.print(f"{archive.files} files, {len(archive.games)} games; {len(archive.unreadable)} "
                   f"unreadable, {len(archive.problems)} problems (games replayed leniently)",
                   markup=False, highlight=False)
