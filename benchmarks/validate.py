@@ -2,11 +2,15 @@
 GNU Backgammon importing the same files (``import mat`` for each, in one
 ``gnubg -t`` run), on the same machine, in the same run.
 
-    python benchmarks/validate.py [FOLDER] [--repeat 3]
+    python benchmarks/validate.py [FOLDER] [--repeat 5] [--copies 10]
 
 FOLDER defaults to ../shared/corpus/gnubg-selfplay.  Each figure is the best
-wall time of ``--repeat`` runs; nardtools is timed as a command (start-up and
-kernel loading included), once with one worker and once with every core.
+wall time of ``--repeat`` runs; nardtools is timed as a command (start-up
+included), once with one worker and once with every core.  Each program is
+also timed doing nothing (gnubg on an empty command file, nardtools on an
+empty folder), so that start-up and the work itself can be told apart.
+``--copies N`` validates N copies of the folder as well: the throughput on a
+larger archive, where start-up matters less.
 """
 
 from __future__ import annotations
@@ -34,33 +38,54 @@ def best(cmd: list[str], repeat: int, **kw) -> tuple[float, str]:
     return min(times), out
 
 
+def gnubg_import(gnubg: str, files: list[str], repeat: int) -> tuple[float, int]:
+    """Best wall time of one ``gnubg -t`` run importing ``files``, and its warnings."""
+    with tempfile.NamedTemporaryFile("w", suffix=".cmd", delete=False) as f:
+        f.write("set confirm new off\n")
+        for path in files:
+            f.write(f'import mat "{path}"\n')
+        cmd_file = f.name
+    t, out = best([gnubg, "-t", "-q", "-c", cmd_file], repeat)
+    os.unlink(cmd_file)
+    return t, out.count("WARNING")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folder", nargs="?", default=str(DEFAULT))
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--copies", type=int, default=10, help="also validate this many copies (0: skip)")
     args = ap.parse_args()
-    files = sorted(str(p) for p in Path(args.folder).glob("*") if p.suffix in (".mat", ".txt"))
     gnubg = shutil.which("gnubg") or ("/usr/games/gnubg" if Path("/usr/games/gnubg").exists() else None)
-    rows = []
-    anchor = None
-    if gnubg:
-        with tempfile.NamedTemporaryFile("w", suffix=".cmd", delete=False) as f:
-            f.write("set confirm new off\n")
-            for path in files:
-                f.write(f'import mat "{path}"\n')
-            cmd_file = f.name
-        anchor, out = best([gnubg, "-t", "-q", "-c", cmd_file], args.repeat)
-        os.unlink(cmd_file)
-        warnings = out.count("WARNING")
-        rows.append((f"gnubg 1.07 import mat ({len(files)} files, {warnings} warnings)", anchor))
-    nard = [sys.executable, "-m", "nardtools.cli", "validate", "-q", args.folder]
-    for jobs in (1, os.cpu_count() or 1):
-        t, out = best(nard + ["-j", str(jobs)], args.repeat)
-        rows.append((f"nardtools validate, {jobs} worker{'s' if jobs > 1 else ''}", t))
-    print(f"{'benchmark':<52} {'wall s':>8} {'vs gnubg':>9}")
-    for name, t in rows:
-        ratio = f"{t / anchor:.2f}x" if anchor else "-"
-        print(f"{name:<52} {t:>8.2f} {ratio:>9}")
+    nard = [sys.executable, "-m", "nardtools.cli", "validate", "-q"]
+    cores = os.cpu_count() or 1
+    with tempfile.TemporaryDirectory() as tmp:
+        empty = Path(tmp, "empty")
+        empty.mkdir()
+        archives = [(f"{Path(args.folder).name}", Path(args.folder))]
+        if args.copies > 1:
+            big = Path(tmp, f"x{args.copies}")
+            for i in range(args.copies):
+                shutil.copytree(args.folder, big / f"copy{i}")
+            archives.append((f"{args.copies} copies", big))
+        print(f"{'benchmark':<58} {'wall s':>8} {'vs gnubg':>9}")
+        if gnubg:
+            t, _ = gnubg_import(gnubg, [], args.repeat)
+            print(f"{'gnubg 1.07 start-up (empty command file)':<58} {t:>8.2f} {'-':>9}")
+        t, _ = best(nard + [str(empty)], args.repeat)
+        print(f"{'nardtools validate start-up (empty folder)':<58} {t:>8.2f} {'-':>9}")
+        for label, folder in archives:
+            files = sorted(str(p) for p in folder.rglob("*") if p.suffix in (".mat", ".txt"))
+            anchor = None
+            if gnubg:
+                anchor, warnings = gnubg_import(gnubg, files, args.repeat)
+                name = f"gnubg import mat, {label} ({len(files)} files, {warnings} warnings)"
+                print(f"{name:<58} {anchor:>8.2f} {'1.00x':>9}")
+            for jobs in sorted({1, cores}):
+                t, _ = best(nard + ["-j", str(jobs), str(folder)], args.repeat)
+                ratio = f"{t / anchor:.2f}x" if anchor else "-"
+                name = f"nardtools validate, {label}, {jobs} worker{'s' if jobs > 1 else ''}"
+                print(f"{name:<58} {t:>8.2f} {ratio:>9}")
     if not gnubg:
         print("(GNU Backgammon not installed: apt-get install gnubg to measure the anchor)")
 

@@ -20,6 +20,7 @@ import contextlib
 import functools
 import itertools
 import os
+import time
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
@@ -144,6 +145,13 @@ class _Turn:
         self.long = kind is GameKind.LONG
         self.opp = position.opponent
         self.qmap = _QMAP[kind]
+        # the opponent's checkers on each of my points (none on off and bar):
+        # blocked[p], my point p is closed to me; blot[p], a lone checker I can hit
+        facing = [self.opp[q] for q in self.qmap]
+        facing[0] = facing[BAR] = 0
+        hold = 2 if rules.hitting else 1
+        self.blocked = [n >= hold for n in facing]
+        self.blot = [n == 1 for n in facing] if rules.hitting else [False] * 26
         me = position.mover
         if first_turn is None:
             first_turn = self.long and me[HEAD] == sum(me) and me[HEAD] > 0
@@ -161,19 +169,6 @@ class _Turn:
         self.ordered = not (self.every_step or self.caucasian or rules.hit_after_home
                             or not rules.bar_first or not rules.move_inside_home)
         self.total_dice = len(self.dice)
-
-    @functools.cached_property
-    def blocked(self) -> list[bool]:
-        """``blocked[p]``: my point p is closed to me (held by the opponent)."""
-        hold = 2 if self.rules.hitting else 1
-        return [p != 0 and p != BAR and self.opp[self.qmap[p]] >= hold for p in range(26)]
-
-    @functools.cached_property
-    def blot(self) -> list[bool]:
-        """``blot[p]``: a lone opponent checker on my point p can be hit."""
-        if not self.rules.hitting:
-            return [False] * 26
-        return [p != 0 and p != BAR and self.opp[self.qmap[p]] == 1 for p in range(26)]
 
     def _head_limit(self, first_turn: bool) -> int:
         rules = self.rules
@@ -483,13 +478,22 @@ def _select(turn: _Turn, reach: _Reach) -> list[_Candidate]:
 # ---------------------------------------------------------------------------
 # The compiled kernel (nardtools._kernel) serves the readings whose outcome does
 # not depend on the order of steps; the search above is the reference and
-# serves the rest.  NARDTOOLS_ENGINE=reference forces the reference everywhere.
+# serves the rest.  Both give the same plays in the same order (tests/test_kernel.py).
+#
+# Loading the kernel (numba and its compiled cache) takes about half a second,
+# as long as a few thousand reference generations, so a process loads it only once the
+# reference search has spent _KERNEL_AFTER seconds: one position is answered at
+# once, a long job pays the load once.  NARDTOOLS_ENGINE=kernel loads it at the
+# first generation, NARDTOOLS_ENGINE=reference never.
 
 _BLOCK_MODES = {"none": 0, "ahead": 1, "opponent-in-home": 2}
+_KERNEL_AFTER = 0.25  # seconds of reference generation before loading the kernel
 _kernel_state: list[Any] = []  # [module, workspace] once loaded; [None] if unavailable
+_reference_seconds = [0.0]  # spent so far by the reference search on kernel-served turns
 
 
 def _load_kernel() -> Any:
+    """The kernel module, loading it now if it can be (``None`` if not)."""
     if not _kernel_state:
         if os.environ.get("NARDTOOLS_ENGINE", "") == "reference":
             _kernel_state.append(None)
@@ -501,6 +505,15 @@ def _load_kernel() -> Any:
             else:
                 _kernel_state.extend([_kernel, _kernel.Workspace()])
     return _kernel_state[0]
+
+
+def _kernel_if_worth_it() -> Any:
+    """The kernel when it is loaded or now worth loading, else ``None``."""
+    if _kernel_state:
+        return _kernel_state[0]
+    if _reference_seconds[0] >= _KERNEL_AFTER or os.environ.get("NARDTOOLS_ENGINE", "") == "kernel":
+        return _load_kernel()
+    return None
 
 
 @contextlib.contextmanager
@@ -534,7 +547,8 @@ class _KernelRows(Sequence[_Candidate]):
 
 def _legal(turn: _Turn, *, kernel: bool = True) -> Sequence[_Candidate]:
     """The legal ends of turn, from the kernel when it serves these rules."""
-    k = _load_kernel() if kernel and turn.ordered and turn.whole_roll else None
+    served = kernel and turn.ordered and turn.whole_roll
+    k = _kernel_if_worth_it() if served else None
     if k is not None:
         import numpy as np
 
@@ -551,7 +565,12 @@ def _legal(turn: _Turn, *, kernel: bool = True) -> Sequence[_Candidate]:
                        ws.finals, ws.hitm, ws.rank, ws.steps, ws.nst, ws.chosen, k.ZOBRIST)
         if n >= 0:
             return _KernelRows(k.chosen_rows(n, ws.chosen, ws.finals, ws.hitm, ws.steps, ws.nst, ws.rank))
-    return _select(turn, _generate(turn))
+    if not served or _kernel_state:
+        return _select(turn, _generate(turn))
+    started = time.perf_counter()
+    chosen = _select(turn, _generate(turn))
+    _reference_seconds[0] += time.perf_counter() - started
+    return chosen
 
 
 def legal_plays(position: Position, roll: Roll | Dice, rules: Rules, *,
@@ -599,6 +618,16 @@ def _decompositions(written: Sequence[Step], dice: tuple[int, ...]) -> list[list
     passing)`` using no more dice than the roll has.  ``passing`` marks a landing
     inside a combined move of a non-double (``11/6`` with 4-1): a record writes
     a hit there explicitly (``11/7*/6``), so such a landing should not hit."""
+    # The common case first: every move is one die to a point on the board.
+    # Then the cut is unique (no die is the sum of others of the same roll).
+    left = list(dice)
+    for step in written:
+        d = step.source - step.target
+        if step.target == OFF or d not in left:
+            break
+        left.remove(d)
+    else:
+        return [[(step.source, step.source - step.target, False) for step in written]]
     out: list[list[tuple[int, int, bool]]] = []
     double = len(set(dice)) == 1
 

@@ -130,14 +130,17 @@ def _parse_cached(text: str) -> Play:
 
 _NO_MOVE = re.compile(r"(?i)(cannot\s+move|no\s+move|pass|-)")
 _TOKEN = re.compile(r"(?P<chain>[0-9a-zA-Z]+\*?(?:/[0-9a-zA-Z]+\*?)+)(?:\((?P<repeat>\d)\))?")
-_POINT_WORDS = {"bar": BAR, "b": BAR, "off": OFF, "o": OFF}
+_POINT_WORDS = {"bar": BAR, "b": BAR, "off": OFF, "o": OFF, **{str(p): p for p in range(26)}}
 
 
 def _parse_point(word: str, text: str, col: int) -> int:
+    point = _POINT_WORDS.get(word)
+    if point is not None:
+        return point
     w = word.lower()
     if w in _POINT_WORDS:
         return _POINT_WORDS[w]
-    if w.isdigit() and 0 <= int(w) <= 25:
+    if w.isdigit() and int(w) <= 25:  # leading zeros
         return int(w)
     raise InvalidPlayError(
         f"bad point {word!r} in play {text!r} (column {col + 1}): expected 1-24, bar or off"

@@ -41,6 +41,8 @@ def test_kernel_equals_reference(ruleset, options):
                 t = _Turn(turn.position, roll, rules, turn.first_turn)
                 fast, slow = _legal(t), _legal(t, kernel=False)
                 assert ends(fast) == ends(slow), (str(turn.position), str(roll))
+                # in the same order, so that switching engines never changes a seeded game
+                assert [(c.me, c.hits) for c in fast] == [(c.me, c.hits) for c in slow]
                 # the same canonical play for every end of turn
                 assert {(c.me, c.hits): c.steps for c in fast} == {(c.me, c.hits): c.steps for c in slow}
                 compared += 1
@@ -77,3 +79,31 @@ def test_ordered_search_equals_exhaustive_search(ruleset):
             ordered, exhaustive = _generate_ordered(t), _generate_memo(t)
             flat = lambda reach: {(rank[0], key) for rank, level in reach.items() for key in level}
             assert flat(ordered) == flat(exhaustive), (str(turn.position), str(roll))
+
+
+def _modules_after(code: str, **env: str) -> set[str]:
+    """The top-level modules a fresh interpreter has imported after ``code``."""
+    import os
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", code + "\nimport sys; print(' '.join(sys.modules))"],
+                         capture_output=True, text=True, check=True, env={**os.environ, **env}).stdout
+    return {m.split(".")[0] for m in out.split()}
+
+
+def test_kernel_is_loaded_only_when_it_pays():
+    """One position is answered by the reference search (no numba start-up);
+    a long job loads the kernel once the reference search has spent
+    _KERNEL_AFTER seconds; NARDTOOLS_ENGINE forces either way."""
+    one = ("from nardtools import Position, Roll, find_ruleset, legal_plays\n"
+           "legal_plays(Position.start(), Roll(3, 1), find_ruleset('backgammon').rules)")
+    assert "numba" not in _modules_after(one, NARDTOOLS_ENGINE="")
+    assert "numba" in _modules_after(one, NARDTOOLS_ENGINE="kernel")
+    many = ("import random\nfrom nardtools import find_ruleset, engine\n"
+            "from nardtools.playout import random_game\nengine._KERNEL_AFTER = 0.01\n"
+            "rules = find_ruleset('backgammon').rules\nrng = random.Random(1)\n"
+            "for _ in range(20): random_game(rules, rng)\n"
+            "assert engine._kernel_state and engine._kernel_state[0] is not None")
+    assert "numba" in _modules_after(many, NARDTOOLS_ENGINE="")
+    assert "numba" not in _modules_after(many.rsplit("\n", 1)[0], NARDTOOLS_ENGINE="reference")

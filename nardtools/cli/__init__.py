@@ -292,11 +292,8 @@ def validate_command(
     import os
     import time
 
-    from rich.console import Console
-
     from ..notation.validate import expand_paths, validate_paths
 
-    err = Console(stderr=True)
     options = _options(settings)
     try:
         if rules or options:
@@ -307,11 +304,13 @@ def validate_command(
     started = time.perf_counter()
     reports = []
     stream: Iterable[Any] = validate_paths(files, rules, options, lenient, jobs or os.cpu_count() or 1)
-    show_progress = not quiet and fmt is OutputFormat.text and err.is_terminal and len(files) > 4
+    show_progress = not quiet and fmt is OutputFormat.text and sys.stderr.isatty() and len(files) > 4
     if show_progress:
+        from rich.console import Console
         from rich.progress import track
 
-        stream = track(stream, total=len(files), description="validating", console=err, transient=True)
+        stream = track(stream, total=len(files), description="validating",
+                       console=Console(stderr=True), transient=True)
     for report in stream:
         reports.append(report)
         if fmt is OutputFormat.text:
@@ -330,10 +329,9 @@ def validate_command(
                               ensure_ascii=False, indent=2))
     elif not quiet:
         rate = summary["games"] / seconds if seconds > 0 else 0.0
-        err.print(f"{summary['files']} files, {summary['games']} games, {summary['turns']} turns: "
-                  f"{summary['errors']} errors, {summary['warnings']} warnings, "
-                  f"{summary['unreadable']} unreadable ({seconds:.2f} s, {rate:.0f} games/s)",
-                  highlight=False)
+        typer.echo(f"{summary['files']} files, {summary['games']} games, {summary['turns']} turns: "
+                   f"{summary['errors']} errors, {summary['warnings']} warnings, "
+                   f"{summary['unreadable']} unreadable ({seconds:.2f} s, {rate:.0f} games/s)", err=True)
     if summary["unreadable"]:
         raise typer.Exit(int(ExitCode.USAGE))
     if summary["errors"]:

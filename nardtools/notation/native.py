@@ -23,15 +23,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Sequence
-
-import pyparsing as pp
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..dice import Roll
 from ..errors import InvalidPositionError
 from ..position import Position
-from .native_grammar import GAME
 from .record import Action, ActionKind, GameRecord, MatchRecord, RecordError
+
+if TYPE_CHECKING:
+    import pyparsing as pp
+# pyparsing and the grammar are imported on first read, so that sniffing a
+# format (and validating .mat archives) does not pay for building the grammar.
 
 _SIDES = {"X": 0, "O": 1}
 _CUBE = {"double": ActionKind.DOUBLE, "take": ActionKind.TAKE, "drop": ActionKind.DROP,
@@ -69,6 +71,10 @@ def _chunks(text: str) -> list[tuple[int, str]]:
 
 def read_native(text: str, path: str = "") -> MatchRecord:
     """Read native text into a record (syntax only; replay judges legality)."""
+    import pyparsing as pp
+
+    from .native_grammar import GAME
+
     record = MatchRecord(path=path, format="nrd")
     for first_line, chunk in _chunks(text):
         try:
@@ -110,6 +116,8 @@ def _build(nodes: list[Any], chunk: str, first_line: int, number: int, record: M
 
 
 def _where(chunk: str, loc: int, first_line: int) -> tuple[int, int]:
+    import pyparsing as pp
+
     return first_line + pp.lineno(loc, chunk) - 1, pp.col(loc, chunk)
 
 

@@ -9,7 +9,6 @@ validated in worker processes.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
@@ -128,5 +127,7 @@ def validate_paths(files: list[str], rules: str | None = None, options: Mapping[
     if jobs == 1:
         yield from map(_job, work)
         return
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(jobs) as pool:
         yield from pool.map(_job, work, chunksize=max(1, len(work) // (jobs * 8)))
