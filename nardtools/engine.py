@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import operator
 import os
 import time
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ _OCCUPIED = bytes([0] + [1] * 255)  # bytes.translate table: any count > 0 -> 1
 _SIX = b"\1" * 6
 _DESCENDING = tuple(range(24, 0, -1))
 _QMAP = {kind: [0] + [kind.opponent_point(p) for p in range(1, 25)] + [0] for kind in GameKind}
+_FACING = {kind: operator.itemgetter(*qmap) for kind, qmap in _QMAP.items()}  # opponent side -> my numbering
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +149,7 @@ class _Turn:
         self.qmap = _QMAP[kind]
         # the opponent's checkers on each of my points (none on off and bar):
         # blocked[p], my point p is closed to me; blot[p], a lone checker I can hit
-        facing = [self.opp[q] for q in self.qmap]
+        facing = list(_FACING[kind](self.opp))
         facing[0] = facing[BAR] = 0
         hold = 2 if rules.hitting else 1
         self.blocked = [n >= hold for n in facing]

@@ -204,13 +204,16 @@ def _settle_boards(game: GameRecord) -> None:
             game.actions[i] = dataclasses.replace(a, player=player, board=board)
 
 
+_CELL_WORDS = {
+    "doub": ActionKind.DOUBLE, "beav": ActionKind.BEAVER, "racc": ActionKind.BEAVER,
+    "take": ActionKind.TAKE, "drop": ActionKind.DROP, "pass": ActionKind.DROP,
+    "wins": ActionKind.WIN, "loss": ActionKind.LOSE, "resi": ActionKind.RESIGN,
+}
+
+
 def _cell_kind(text: str) -> ActionKind:
-    word = text[:4].lower()
-    return {
-        "doub": ActionKind.DOUBLE, "beav": ActionKind.BEAVER, "racc": ActionKind.BEAVER,
-        "take": ActionKind.TAKE, "drop": ActionKind.DROP, "pass": ActionKind.DROP,
-        "wins": ActionKind.WIN, "loss": ActionKind.LOSE, "resi": ActionKind.RESIGN,
-    }.get(word, ActionKind.ROLL)
+    """What a cell holds, by its first word (dice otherwise)."""
+    return _CELL_WORDS.get(text[:4].lower(), ActionKind.ROLL)
 
 
 def _read_cell(text: str, kind: ActionKind, player: int, lineno: int, col: int, number: int,
