@@ -10,22 +10,25 @@ options gathered into named rulesets, and one rules engine.
 ['24/16(2)']
 """
 
-from .dice import ALL_ROLLS, Roll
-from .engine import Judgement, LegalPlay, LegalPlays, apply_play, check_play, legal_plays, physical_result
-from .errors import (
-    AmbiguousPlayError,
-    GameStateError,
-    IllegalPlayError,
-    InvalidPlayError,
-    InvalidPositionError,
-    NardtoolsError,
-    RulesetError,
-)
-from .play import Play, Step
-from .position import GameKind, Position, Status
-from .rules import Rules, Ruleset, Violation, find_ruleset, rulesets
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+#: The public names and the modules they live in.  They are imported on first
+#: use, so that a command pays only for what it needs (``nardtools validate``
+#: on clean backgammon files never loads the rules engine).
+_EXPORTS = {
+    "ALL_ROLLS": "dice", "Roll": "dice",
+    "Judgement": "engine", "LegalPlay": "engine", "LegalPlays": "engine", "apply_play": "engine",
+    "check_play": "engine", "legal_plays": "engine", "physical_result": "engine",
+    "AmbiguousPlayError": "errors", "GameStateError": "errors", "IllegalPlayError": "errors",
+    "InvalidPlayError": "errors", "InvalidPositionError": "errors", "NardtoolsError": "errors",
+    "RulesetError": "errors",
+    "Play": "play", "Step": "play",
+    "GameKind": "position", "Position": "position", "Status": "position",
+    "Rules": "rules", "Ruleset": "rules", "Violation": "rules", "find_ruleset": "rules", "rulesets": "rules",
+}
 
 __all__ = [
     "ALL_ROLLS", "AmbiguousPlayError", "GameKind", "GameStateError", "IllegalPlayError",
@@ -34,3 +37,41 @@ __all__ = [
     "Violation", "__version__", "apply_play", "check_play", "find_ruleset", "legal_plays",
     "physical_result", "rulesets",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'nardtools' has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:
+    from .dice import ALL_ROLLS, Roll
+    from .engine import (
+        Judgement,
+        LegalPlay,
+        LegalPlays,
+        apply_play,
+        check_play,
+        legal_plays,
+        physical_result,
+    )
+    from .errors import (
+        AmbiguousPlayError,
+        GameStateError,
+        IllegalPlayError,
+        InvalidPlayError,
+        InvalidPositionError,
+        NardtoolsError,
+        RulesetError,
+    )
+    from .play import Play, Step
+    from .position import GameKind, Position, Status
+    from .rules import Rules, Ruleset, Violation, find_ruleset, rulesets

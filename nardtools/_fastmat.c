@@ -13,8 +13,9 @@
  * checks both on the corpus and on mutated copies).
  *
  * It serves the ruleset `backgammon` with its default options and the starts
- * the .mat Variation tag selects (standard, nackgammon, hypergammon); plays
- * must be written one die per move, as GNU Backgammon exports them.
+ * the .mat Variation tag selects (standard, nackgammon, hypergammon), in the
+ * gnubg/Jellyfish dialect and those close to it (Backgammon Studio's combined
+ * moves, `Cannot Move`, resignations by `Wins`).
  *
  * Boards are 26 counts per side in the side's own numbering: 0 off, 1-24 the
  * points, 25 the bar; the opponent's point q faces my point 25 - q.
@@ -61,21 +62,34 @@ static void apply_step(Board *b, int s, int t)
     if (t >= 1 && b->opp[25 - t] == 1) { b->opp[25 - t] = 0; b->opp[BAR]++; }
 }
 
+/* The ends of turn found so far, with their rank, in a hash set. */
 typedef struct {
     Board finals[MAX_FINALS];
     int rank_used[MAX_FINALS], rank_die[MAX_FINALS];
+    int slot[2 * MAX_FINALS];      /* index + 1 into finals, 0 when free */
     int n, overflow;
 } Reach;
 
+static unsigned board_hash(const Board *b, int used, int die)
+{
+    unsigned h = 2166136261u ^ (unsigned)(used * 8 + die);
+    const unsigned char *p = (const unsigned char *)b;
+    for (size_t i = 0; i < sizeof *b; i++) h = (h ^ p[i]) * 16777619u;
+    return h;
+}
+
 static void reach_add(Reach *r, const Board *b, int used, int die)
 {
-    for (int i = 0; i < r->n; i++)
+    unsigned mask = 2 * MAX_FINALS - 1, h = board_hash(b, used, die) & mask;
+    for (; r->slot[h]; h = (h + 1) & mask) {
+        int i = r->slot[h] - 1;
         if (r->rank_used[i] == used && r->rank_die[i] == die && !memcmp(&r->finals[i], b, sizeof *b)) return;
+    }
     if (r->n == MAX_FINALS) { r->overflow = 1; return; }
     r->finals[r->n] = *b;
     r->rank_used[r->n] = used;
     r->rank_die[r->n] = die;
-    r->n++;
+    r->slot[h] = ++r->n;
 }
 
 /* Every end of turn reachable with the dice in the given order (a prefix of them). */
@@ -102,6 +116,7 @@ static int is_legal_end(const Board *start, const Board *final, int hi, int lo)
     int dbl = hi == lo;
     int dice[4] = {hi, lo, hi, lo};
     r.n = 0; r.overflow = 0;
+    memset(r.slot, 0, sizeof r.slot);
     if (dbl) {
         explore(&r, start, dice, 4, 0, 0, 1);
     } else {

@@ -197,3 +197,15 @@ def test_race_two_sided(tmp_path, monkeypatch):
     result = runner.invoke(app, ["race", "backgammon X 6:3,5:3,4:3,3:2,2:2 / 6:3,5:3,4:3,3:3,2:2,1:1",
                                  "--two-sided"])
     assert result.exit_code == 1 and "at most 6 checkers" in result.output
+
+
+def test_package_exports_are_lazy_and_complete():
+    """``import nardtools`` loads no engine; every name in ``__all__`` resolves."""
+    import nardtools
+
+    assert set(nardtools.__all__) == set(nardtools._EXPORTS) | {"__version__"}
+    code = "import sys, nardtools; print('nardtools.engine' in sys.modules, 'numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+    for name in nardtools.__all__:
+        assert getattr(nardtools, name) is not None

@@ -29,8 +29,9 @@ from ..errors import InvalidPositionError
 from ..play import Play
 from .ids import Setup, read_snowie, read_xgid, snowie, xg_position
 from .record import Action, ActionKind, GameRecord, MatchRecord, RecordError
+from .sniff import MAT_HEADER as _HEADER
+from .sniff import decode, looks_like_mat  # noqa: F401 - part of this module's interface
 
-_HEADER = re.compile(r"^\s*(\d+)\s+point\s+match\b", re.IGNORECASE)
 _GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE)
 _SCORE = re.compile(r"^\s*(?P<n1>.*?)\s*:\s*(?P<s1>\d+)\s+(?P<n2>.*?)\s*:\s*(?P<s2>\d+)\s*$")
 _MOVE = re.compile(r"^\s*(\d+)\)")
@@ -48,20 +49,6 @@ _SNOWIE = re.compile(r"illegal\s+play\s*\(([^)]*)\)\s*$", re.IGNORECASE)
 _SET_POS = re.compile(r";\s*Set\s+Pos\s*=\s*([-a-pA-P]{26})(?:\s*/\s*(\d+))?\s*$", re.IGNORECASE)
 _RIGHT_GAP = 8  # a lone cell this far after ")" is in the right column
 _RIGHT_INDENT = 20  # a result line without a number this far in belongs to the right player
-
-
-def decode(data: bytes) -> str:
-    """Text of a record file: UTF-8 (BOM dropped) or latin-1; LF line ends; tabs expanded."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")
-    return text.replace("\r\n", "\n").replace("\r", "\n").expandtabs(8)
-
-
-def looks_like_mat(text: str) -> bool:
-    """Whether ``text`` has a ``N point match`` header within its first 200 lines."""
-    return any(_HEADER.match(line) for line in text.split("\n")[:200])
 
 
 def read_mat_file(path: str | Path) -> MatchRecord:

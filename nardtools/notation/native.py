@@ -29,6 +29,7 @@ from ..dice import Roll
 from ..errors import InvalidPositionError
 from ..position import Position
 from .record import Action, ActionKind, GameRecord, MatchRecord, RecordError
+from .sniff import looks_native  # noqa: F401 - part of this module's interface
 
 if TYPE_CHECKING:
     import pyparsing as pp
@@ -42,14 +43,6 @@ _CUBE = {"double": ActionKind.DOUBLE, "take": ActionKind.TAKE, "drop": ActionKin
 TAG_ORDER = ("Game", "Ruleset", "Options", "Event", "Site", "Date", "Round", "X", "O",
              "MatchLength", "Score", "GameNumber")
 _TAG_START = re.compile(r"^\s*\[")
-
-
-def looks_native(text: str) -> bool:
-    """Whether ``text`` starts (after blank lines) with a ``[Tag "value"]`` line."""
-    for line in text.split("\n"):
-        if line.strip():
-            return bool(re.match(r'^\s*\[\w+\s+"', line))
-    return False
 
 
 def _chunks(text: str) -> list[tuple[int, str]]:

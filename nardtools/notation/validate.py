@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import os
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..errors import NardtoolsError
-from .mat import decode, looks_like_mat, read_mat
-from .native import looks_native, read_native
-from .record import MatchRecord, RecordError
+from .sniff import decode, detect_format
 
 if TYPE_CHECKING:
+    from .record import MatchRecord
     from .replay import Problem
 
 _vouch: Callable[[bytes], tuple[int, int, int] | None] | None = None
@@ -37,8 +38,8 @@ if os.environ.get("NARDTOOLS_ENGINE", "") != "reference":
 
 #: File endings looked at inside directories.
 RECORD_SUFFIXES = (".mat", ".txt", ".nrd")
-#: Readers by format name.
-READERS = {"mat": read_mat, "nrd": read_native}
+#: Readers by format name (module, function), imported when first needed.
+READERS = {"mat": ("mat", "read_mat"), "nrd": ("native", "read_native")}
 
 
 @dataclass
@@ -67,18 +68,12 @@ class FileReport:
                 "warnings": [p.as_dict() for p in self.problems if p.severity != "error"]}
 
 
-def detect_format(text: str) -> str | None:
-    """``"nrd"`` for the native format (it starts with a tag), ``"mat"`` when
-    the text has a ``N point match`` header, else ``None``."""
-    if looks_native(text):
-        return "nrd"
-    return "mat" if looks_like_mat(text) else None
-
-
 def read_record(path: str | Path, data: bytes | None = None) -> MatchRecord:
     """Read a record file of any known format (``data``: its bytes, if already read).
 
     Raises :class:`RecordError` when the file cannot be read or its format is unknown."""
+    from .record import RecordError
+
     try:
         text = decode(Path(path).read_bytes() if data is None else data)
     except OSError as e:
@@ -86,7 +81,9 @@ def read_record(path: str | Path, data: bytes | None = None) -> MatchRecord:
     fmt = detect_format(text)
     if fmt is None:
         raise RecordError("unknown format: neither a native record nor a .mat file", path=str(path))
-    return READERS[fmt](text, str(path))
+    module, reader = READERS[fmt]
+    read: Callable[[str, str], MatchRecord] = getattr(import_module(f".{module}", __package__), reader)
+    return read(text, str(path))
 
 
 def vouched(path: str, rules: str | None = None, options: Mapping[str, str] | None = None,
@@ -107,16 +104,20 @@ def vouched(path: str, rules: str | None = None, options: Mapping[str, str] | No
 
 def validate_file(path: str, rules: str | None = None, options: Mapping[str, str] | None = None,
                   lenient: bool = False) -> FileReport:
-    """Read and replay one file (or take the compiled check's word for it)."""
-    from .replay import replay_match
-
+    """Validate one file: the compiled check's word for it, or its replay."""
     try:
         data = Path(path).read_bytes()
     except OSError as e:
         return FileReport(path, "?", unreadable=f"cannot read: {e.strerror or e}")
-    quick = vouched(path, rules, options, lenient, data)
-    if quick is not None:
-        return quick
+    return vouched(path, rules, options, lenient, data) or replay_file(path, rules, options, lenient, data)
+
+
+def replay_file(path: str, rules: str | None = None, options: Mapping[str, str] | None = None,
+                lenient: bool = False, data: bytes | None = None) -> FileReport:
+    """Read and replay one file (``data``: its bytes, if already read)."""
+    from .record import RecordError
+    from .replay import replay_match
+
     try:
         record = read_record(path, data)
     except RecordError as e:
@@ -156,8 +157,8 @@ def expand_paths(paths: Iterable[str | Path]) -> list[str]:
     return files
 
 
-def _job(args: tuple[str, str | None, Mapping[str, str] | None, bool]) -> FileReport:
-    return validate_file(*args)
+def _replay_job(args: tuple[str, str | None, Mapping[str, str] | None, bool]) -> FileReport:
+    return replay_file(*args)
 
 
 def validate_paths(files: list[str], rules: str | None = None, options: Mapping[str, str] | None = None,
@@ -169,17 +170,26 @@ def validate_paths(files: list[str], rules: str | None = None, options: Mapping[
     work = [(f, rules, dict(options or {}), lenient) for f in files]
     jobs = max(1, min(jobs, len(work), os.cpu_count() or 1))
     if jobs == 1:
-        yield from map(_job, work)
+        yield from (validate_file(*w) for w in work)
         return
-    from concurrent.futures import Future, ProcessPoolExecutor
-
-    with ProcessPoolExecutor(jobs) as pool:  # workers start at the first replay, if any
-        pending: deque[FileReport | Future[FileReport]] = deque()
+    pool = None  # started at the first file that needs the replay
+    pending: deque[Any] = deque()  # reports and futures of reports, in file order
+    try:
         for w in work:
             quick = vouched(*w)
-            pending.append(quick if quick is not None else pool.submit(_job, w))
+            if quick is not None:
+                pending.append(quick)
+            else:
+                if pool is None:
+                    from concurrent.futures import ProcessPoolExecutor
+
+                    pool = ProcessPoolExecutor(jobs)
+                pending.append(pool.submit(_replay_job, w))
             while pending and (isinstance(pending[0], FileReport) or pending[0].done()):
                 first = pending.popleft()
                 yield first if isinstance(first, FileReport) else first.result()
         for left in pending:
             yield left if isinstance(left, FileReport) else left.result()
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
