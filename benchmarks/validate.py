@@ -2,7 +2,7 @@
 GNU Backgammon importing the same files (``import mat`` for each, in one
 ``gnubg -t`` run), on the same machine, in the same run.
 
-    python benchmarks/validate.py [FOLDER] [--repeat 5] [--copies 10]
+    python benchmarks/validate.py [FOLDER] [--repeat 15] [--copies 10] [--python PATH]
 
 FOLDER defaults to ../shared/corpus/gnubg-selfplay.  Each figure is the best
 wall time of ``--repeat`` runs; nardtools is timed as a command (start-up
@@ -10,7 +10,14 @@ included), once with one worker and once with every core.  Each program is
 also timed doing nothing (gnubg on an empty command file, nardtools on an
 empty folder), so that start-up and the work itself can be told apart.
 ``--copies N`` validates N copies of the folder as well: the throughput on a
-larger archive, where start-up matters less.
+larger archive, where start-up matters less.  ``--python PATH`` times the
+nardtools installed for another interpreter (say, a venv with a regular,
+non-editable install, which starts faster than an editable one).
+
+Python runs from cached bytecode here, as it does for users (pip compiles it
+at install; an editable install writes it at first import): an inherited
+``PYTHONDONTWRITEBYTECODE`` is dropped for the runs, unless ``--no-bytecode``
+asks to time compiling every module from source on every run.
 """
 
 from __future__ import annotations
@@ -28,7 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT.parent / "shared" / "corpus" / "gnubg-selfplay"
 
 
-def best(cmd: list[str], repeat: int, **kw) -> tuple[float, str]:
+def best(cmd: list[str], repeat: int, **kw: object) -> tuple[float, str]:
+    """The best wall time of ``repeat`` runs of ``cmd``, and its output."""
     times, out = [], ""
     for _ in range(repeat):
         start = time.perf_counter()
@@ -53,11 +61,16 @@ def gnubg_import(gnubg: str, files: list[str], repeat: int) -> tuple[float, int]
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folder", nargs="?", default=str(DEFAULT))
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--copies", type=int, default=10, help="also validate this many copies (0: skip)")
+    ap.add_argument("--python", default=sys.executable, help="the interpreter to run nardtools with")
+    ap.add_argument("--no-bytecode", action="store_true", help="keep PYTHONDONTWRITEBYTECODE if set")
     args = ap.parse_args()
+    env = dict(os.environ)
+    if not args.no_bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     gnubg = shutil.which("gnubg") or ("/usr/games/gnubg" if Path("/usr/games/gnubg").exists() else None)
-    nard = [sys.executable, "-m", "nardtools.cli", "validate", "-q"]
+    nard = [args.python, "-m", "nardtools.cli", "validate", "-q"]
     cores = os.cpu_count() or 1
     with tempfile.TemporaryDirectory() as tmp:
         empty = Path(tmp, "empty")
@@ -71,21 +84,21 @@ def main() -> None:
         print(f"{'benchmark':<58} {'wall s':>8} {'vs gnubg':>9}")
         if gnubg:
             t, _ = gnubg_import(gnubg, [], args.repeat)
-            print(f"{'gnubg 1.07 start-up (empty command file)':<58} {t:>8.2f} {'-':>9}")
-        t, _ = best(nard + [str(empty)], args.repeat)
-        print(f"{'nardtools validate start-up (empty folder)':<58} {t:>8.2f} {'-':>9}")
+            print(f"{'gnubg 1.07 start-up (empty command file)':<58} {t:>8.3f} {'-':>9}")
+        t, _ = best(nard + [str(empty)], args.repeat, env=env)
+        print(f"{'nardtools validate start-up (empty folder)':<58} {t:>8.3f} {'-':>9}")
         for label, folder in archives:
             files = sorted(str(p) for p in folder.rglob("*") if p.suffix in (".mat", ".txt"))
             anchor = None
             if gnubg:
                 anchor, warnings = gnubg_import(gnubg, files, args.repeat)
                 name = f"gnubg import mat, {label} ({len(files)} files, {warnings} warnings)"
-                print(f"{name:<58} {anchor:>8.2f} {'1.00x':>9}")
+                print(f"{name:<58} {anchor:>8.3f} {'1.00x':>9}")
             for jobs in sorted({1, cores}):
-                t, _ = best(nard + ["-j", str(jobs), str(folder)], args.repeat)
+                t, _ = best(nard + ["-j", str(jobs), str(folder)], args.repeat, env=env)
                 ratio = f"{t / anchor:.2f}x" if anchor else "-"
                 name = f"nardtools validate, {label}, {jobs} worker{'s' if jobs > 1 else ''}"
-                print(f"{name:<58} {t:>8.2f} {ratio:>9}")
+                print(f"{name:<58} {t:>8.3f} {ratio:>9}")
     if not gnubg:
         print("(GNU Backgammon not installed: apt-get install gnubg to measure the anchor)")
 

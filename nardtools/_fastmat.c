@@ -66,7 +66,9 @@ static void apply_step(Board *b, int s, int t)
 typedef struct {
     Board finals[MAX_FINALS];
     int rank_used[MAX_FINALS], rank_die[MAX_FINALS];
-    int slot[2 * MAX_FINALS];      /* index + 1 into finals, 0 when free */
+    int slot[2 * MAX_FINALS];      /* index into finals, when stamp[h] == this search's */
+    unsigned stamp[2 * MAX_FINALS];
+    unsigned search;
     int n, overflow;
 } Reach;
 
@@ -81,15 +83,16 @@ static unsigned board_hash(const Board *b, int used, int die)
 static void reach_add(Reach *r, const Board *b, int used, int die)
 {
     unsigned mask = 2 * MAX_FINALS - 1, h = board_hash(b, used, die) & mask;
-    for (; r->slot[h]; h = (h + 1) & mask) {
-        int i = r->slot[h] - 1;
+    for (; r->stamp[h] == r->search; h = (h + 1) & mask) {
+        int i = r->slot[h];
         if (r->rank_used[i] == used && r->rank_die[i] == die && !memcmp(&r->finals[i], b, sizeof *b)) return;
     }
     if (r->n == MAX_FINALS) { r->overflow = 1; return; }
     r->finals[r->n] = *b;
     r->rank_used[r->n] = used;
     r->rank_die[r->n] = die;
-    r->slot[h] = ++r->n;
+    r->stamp[h] = r->search;
+    r->slot[h] = r->n++;
 }
 
 /* Every end of turn reachable with the dice in the given order (a prefix of them). */
@@ -116,7 +119,10 @@ static int is_legal_end(const Board *start, const Board *final, int hi, int lo)
     int dbl = hi == lo;
     int dice[4] = {hi, lo, hi, lo};
     r.n = 0; r.overflow = 0;
-    memset(r.slot, 0, sizeof r.slot);
+    if (++r.search == 0) {         /* the stamps wrapped round: clear them */
+        memset(r.stamp, 0, sizeof r.stamp);
+        r.search = 1;
+    }
     if (dbl) {
         explore(&r, start, dice, 4, 0, 0, 1);
     } else {
@@ -464,11 +470,14 @@ static int score_line(File *f, Span line)
     return 1;
 }
 
+/* Whether a cell starts at i: dice `64:` or a cube or result word, after a space. */
 static int cell_start(Span body, int i)
 {
     if (i > 0 && !is_space(body.p[i - 1])) return 0;
-    if (i + 2 < body.n + 0 && body.p[i] >= '1' && body.p[i] <= '6' && body.p[i + 1] >= '1' && body.p[i + 1] <= '6'
-        && body.p[i + 2] == ':') return 1;
+    char c = body.p[i];
+    if (c >= '1' && c <= '6')
+        return i + 2 < body.n && body.p[i + 1] >= '1' && body.p[i + 1] <= '6' && body.p[i + 2] == ':';
+    if (!isalpha((unsigned char)c)) return 0;
     static const char *words[] = {"doubles", "beavers", "raccoons", "takes", "drops", "passes", "wins", "losses", "resigns"};
     Span rest = {body.p + i, body.n - i};
     for (size_t w = 0; w < sizeof words / sizeof *words; w++) {

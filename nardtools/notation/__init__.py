@@ -1,10 +1,23 @@
 """Notation: position identifiers and game-record formats.
 
 Context-free notation lives on the core values (``str(Position)``,
-``Play.parse``); this package holds the interchange formats: GNU Backgammon's
-Position ID (:mod:`nardtools.notation.gnubg_id`) so far.
+``Play.parse``); this package holds the interchange formats: the native record
+format (:mod:`.native`), ``.mat`` in its dialects (:mod:`.mat`), position
+strings and IDs (:mod:`.ids`, :mod:`.gnubg_id`), and validation
+(:mod:`.validate`).  Its modules are imported when first used.
 """
 
-from .gnubg_id import position_from_id, position_id
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 __all__ = ["position_from_id", "position_id"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        return getattr(import_module(".gnubg_id", __name__), name)
+    raise AttributeError(f"module 'nardtools.notation' has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    from .gnubg_id import position_from_id, position_id
