@@ -290,8 +290,9 @@ static void game_start(Game *g, int start)
 /* One action; 0 when the reference must judge the file. */
 static int game_act(Game *g, int kind, int player, int hi, int lo, Span play, int value)
 {
-    if (g->phase == OVER) {
-        return kind == A_WIN && player == g->winner && value == g->points;
+    if (g->phase == OVER) {             /* only the result may follow, as the record states it */
+        if (kind != A_WIN || player != g->winner || value != g->points) DEFER;
+        return 1;
     }
     if (!g->started) {
         if (kind == A_WIN) DEFER;                  /* a forfeit */
@@ -404,6 +405,8 @@ static int comment_line(File *f, Span line)
     }
     for (int i = 0; i < line.n; i++) {
         if (line.p[i] != '[') continue;
+        for (int q = i + 1; q < line.n && line.p[q] != '"' && line.p[q] != ']'; q++)
+            if ((unsigned char)line.p[q] >= 0x80 || line.p[q] < 0x20) DEFER;   /* a name the reference may read otherwise */
         Span tag = strip((Span){line.p + i + 1, line.n - i - 1});
         if (starts_with(tag, "cubelimit") && tag.n > 9 && !is_word(tag.p[9])) {
             const char *q = memchr(tag.p, '"', tag.n);
@@ -430,14 +433,14 @@ static int comment_line(File *f, Span line)
     return 1;
 }
 
+/* Digits at *i: their value (-1 past a million, where the reference's numbers
+ * could no longer be followed), and *i moved past all of them. */
 static int parse_uint(const char *p, int n, int *i, int *value)
 {
     int j = *i, v = 0;
     if (j >= n || !isdigit((unsigned char)p[j])) return 0;
-    while (j < n && isdigit((unsigned char)p[j])) {
-        if (v > 100000) return 0;
-        v = v * 10 + (p[j++] - '0');
-    }
+    for (; j < n && isdigit((unsigned char)p[j]); j++)
+        v = v < 0 || v > 100000 ? -1 : v * 10 + (p[j] - '0');
     *i = j;
     *value = v;
     return 1;
@@ -452,6 +455,7 @@ static int score_line(File *f, Span line)
         int j = i + 1, v;
         while (j < line.n && is_space(line.p[j])) j++;
         if (parse_uint(line.p, line.n, &j, &v) && j < line.n && is_space(line.p[j])) {
+            if (v < 0) DEFER;
             f->score[0] = v;
             c1 = j;
             break;
@@ -463,6 +467,7 @@ static int score_line(File *f, Span line)
     if (end == line.n) DEFER;
     int j = end, v;
     parse_uint(line.p, line.n, &j, &v);
+    if (v < 0) DEFER;
     int k = end;
     while (k > c1 && is_space(line.p[k - 1])) k--;
     if (k <= c1 || line.p[k - 1] != ':') DEFER;
@@ -516,7 +521,7 @@ static int cell(File *f, Span text, int player)
         if (i + 1 >= text.n || text.p[i] != '=' || text.p[i + 1] != '>') DEFER;
         i += 2;
         while (i < text.n && is_space(text.p[i])) i++;
-        if (!parse_uint(text.p, text.n, &i, &v) || i != text.n) DEFER;
+        if (!parse_uint(text.p, text.n, &i, &v) || i != text.n || v < 0) DEFER;
         return game_act(g, A_DOUBLE, player, 0, 0, (Span){0, 0}, v);
     }
     if (starts_with(text, "takes") && text.n == 5) return game_act(g, A_TAKE, player, 0, 0, (Span){0, 0}, 0);
@@ -526,7 +531,7 @@ static int cell(File *f, Span text, int player)
         int i = 4, v;
         if (i >= text.n || !is_space(text.p[i])) DEFER;
         while (i < text.n && is_space(text.p[i])) i++;
-        if (!parse_uint(text.p, text.n, &i, &v)) DEFER;
+        if (!parse_uint(text.p, text.n, &i, &v) || v < 0) DEFER;
         if (i >= text.n || !is_space(text.p[i])) DEFER;
         while (i < text.n && is_space(text.p[i])) i++;
         Span rest = {text.p + i, text.n - i};
@@ -577,39 +582,63 @@ static int move_line(File *f, Span line)
     return 1;
 }
 
+/* Whether data is valid UTF-8: the reference reads it so (BOM dropped), or
+ * else as Latin-1 (BOM kept as three characters). */
+static int valid_utf8(const unsigned char *p, const unsigned char *end)
+{
+    while (p < end) {
+        unsigned c = *p++;
+        int more = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
+        if (more < 0 || end - p < more) return 0;
+        for (int i = 0; i < more; i++) if ((*p++ >> 6) != 2) return 0;
+    }
+    return 1;
+}
+
+/* The next line from *p, without its line end (\n, \r\n or \r). */
+static Span next_line(const char **p, const char *end)
+{
+    const char *nl = *p;
+    while (nl < end && *nl != '\n' && *nl != '\r') nl++;
+    Span line = {*p, (int)(nl - *p)};
+    if (nl < end && *nl == '\r') { nl++; if (nl < end && *nl == '\n') nl++; }
+    else if (nl < end) nl++;
+    *p = nl;
+    return line;
+}
+
+static int is_comment(Span s) { return s.n && (s.p[0] == ';' || s.p[0] == '#'); }
+
 /* The whole file: 1 and the counts when it is clean; 0 to ask the reference. */
 static int check_file(const char *data, Py_ssize_t size, File *f)
 {
     memset(f, 0, sizeof *f);
-    const char *p = data, *end = data + size;
-    if (size >= 3 && !memcmp(p, "\xef\xbb\xbf", 3)) p += 3;
-    int first = 1;
+    const char *begin = data, *end = data + size, *p;
+    if (size >= 3 && !memcmp(data, "\xef\xbb\xbf", 3) && valid_utf8((const unsigned char *)data, (const unsigned char *)end))
+        begin += 3;
+    /* first the tags, wherever they are: they choose the rules for every game */
     long lineno = 0;
-    while (p < end) {
-        const char *nl = p;
-        while (nl < end && *nl != '\n' && *nl != '\r') nl++;
-        Span line = {p, (int)(nl - p)};
-        p = nl;
-        if (p < end && *p == '\r') { p++; if (p < end && *p == '\n') p++; }
-        else if (p < end && *p == '\n') p++;
-        lineno++;
-        defer_record_line = (int)lineno;
+    for (p = begin; p < end;) {
+        Span s = strip(next_line(&p, end));
+        defer_record_line = (int)++lineno;
+        if (is_comment(s) && !comment_line(f, s)) return 0;
+    }
+    int first = 1;
+    lineno = 0;
+    for (p = begin; p < end;) {
+        Span line = next_line(&p, end);
+        defer_record_line = (int)++lineno;
         Span s = strip(line);
         if (!s.n) continue;
         line.n = (int)(s.p - line.p) + s.n;            /* right-stripped, as the reference reads it */
-        int plain = 1;                                 /* ASCII without tabs: columns are characters */
-        for (int i = 0; i < line.n; i++)
-            if (line.p[i] == '\t' || (unsigned char)line.p[i] >= 0x80 || line.p[i] == 0) plain = 0;
         if (first && s.p[0] == '[') DEFER;              /* a native record */
         first = 0;
-        if (s.p[0] == ';' || s.p[0] == '#') {
-            if (!comment_line(f, s)) return 0;
-            continue;
-        }
-        if (!plain && !f->expect_score) DEFER;      /* only a score line may hold names in UTF-8 */
+        if (is_comment(s)) continue;
+        for (int i = 0; i < line.n; i++)               /* printable ASCII: columns are characters, */
+            if ((unsigned char)line.p[i] < 0x20 || (unsigned char)line.p[i] > 0x7e) DEFER;   /* spaces, digits as the reference */
         if (!f->header) {
             int i = 0, v;
-            if (lineno > 200 || !parse_uint(s.p, s.n, &i, &v)) DEFER;
+            if (lineno > 200 || !parse_uint(s.p, s.n, &i, &v) || v < 0) DEFER;
             Span rest = strip((Span){s.p + i, s.n - i});
             if (i == s.n || !is_space(s.p[i]) || !starts_with(rest, "point") || rest.n < 6 || !is_space(rest.p[5]))
                 DEFER;

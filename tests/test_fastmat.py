@@ -103,6 +103,32 @@ def test_rules_that_change_the_game_are_left_to_the_replay():
     assert fastmat.vouch(b'[Game "long"]\n' + header) is None                # a native record
 
 
+SCORE = b"gnubg : 0                      root : 0"
+
+
+@pytest.mark.parametrize("data", [
+    # a BOM, but not UTF-8: the reference reads Latin-1 and the BOM is text on line 1
+    b"\xef\xbb\xbf; caf\xe9\n" + FIXTURE,
+    # characters Python counts as white space (or digits) where ASCII has none
+    FIXTURE.replace(SCORE, SCORE.replace(b": 0 ", b":\xc2\xa04 ")),
+    FIXTURE.replace(SCORE, SCORE.replace(b"root", b"root\x1c")),
+    FIXTURE.replace(b"  2) 42:", b"  2)\x1c42:"),
+    b'; [\xc2\xa0Variation "LongNardy"]\n' + FIXTURE,
+    # a score past a million, and colons in names
+    FIXTURE.replace(SCORE, b"gnubg : 99999999 a : 4 root : 0"),
+    FIXTURE.replace(SCORE, b"gn:ubg : 4    ro:ot : 0"),
+])
+def test_text_the_reference_reads_otherwise_is_handed_back_or_agrees(data):
+    assert agrees(data)
+
+
+@needs_corpus
+def test_a_variation_tag_at_the_end_still_sets_the_start():
+    nack = (CORPUS / "gnubg-selfplay" / "gnubg-nackgammon-5-90017.mat").read_bytes()
+    moved = b"\n".join(line for line in nack.split(b"\n") if b"Variation" not in line) + b'\n; [Variation "NackGammon"]\n'
+    assert fastmat.vouch(moved) == fastmat.vouch(nack) == reference(moved)
+
+
 def _mutate(data: bytes, rng: random.Random) -> bytes:
     """One random corruption of a record, of the kinds real files have."""
     lines = data.decode("latin-1").split("\n")
