@@ -261,6 +261,22 @@ static int parse_play(Span text, Move *moves)
     return k;
 }
 
+/* A written play of the roll hi-lo from `start`: 1 and the board after it when
+ * it is legal as the reference would judge it, 0 when it is not or when this
+ * module cannot tell. */
+static int judge_play(const Board *start, int hi, int lo, Span play, Board *after)
+{
+    Move moves[MAX_STEPS];
+    int k = parse_play(play, moves);
+    int n = hi == lo ? 4 : 2;
+    if (k < 0 || k > n) return 0;
+    int dice[4] = {hi, lo, hi, lo}, at[MAX_STEPS], used = 0;
+    for (int i = 0; i < k; i++) at[i] = moves[i].s;
+    *after = *start;
+    if (!play_written(after, moves, k, at, dice, n, 0, hi == lo, &used)) return 0;
+    return used == n || is_legal_end(start, after, hi, lo) == 1;
+}
+
 /* ------------------------------------------------------------------ games */
 
 enum { OPENING, ROLL, DOUBLED, OVER };
@@ -303,20 +319,12 @@ static int game_act(Game *g, int kind, int player, int hi, int lo, Span play, in
     switch (kind) {
     case A_ROLL: {
         if (g->phase != ROLL || player != g->on_roll) DEFER;
-        Move moves[MAX_STEPS];
-        int k = parse_play(play, moves);
-        int n = hi == lo ? 4 : 2;
-        if (k < 0 || k > n) DEFER;
         Board start, b;
         for (int p = 0; p < 26; p++) {
             start.me[p] = (signed char)g->side[player][p];
             start.opp[p] = (signed char)g->side[1 - player][p];
         }
-        b = start;
-        int dice[4] = {hi, lo, hi, lo}, at[MAX_STEPS], used = 0;
-        for (int i = 0; i < k; i++) at[i] = moves[i].s;
-        if (!play_written(&b, moves, k, at, dice, n, 0, hi == lo, &used)) DEFER;
-        if (used < n && is_legal_end(&start, &b, hi, lo) != 1) DEFER;
+        if (!judge_play(&start, hi, lo, play, &b)) DEFER;
         for (int p = 0; p < 26; p++) {
             g->side[player][p] = b.me[p];
             g->side[1 - player][p] = b.opp[p];
@@ -697,7 +705,51 @@ static PyObject *deferred(PyObject *self, PyObject *unused)
     return Py_BuildValue("(ii)", defer_record_line, defer_code);
 }
 
+/* play(mover, opponent, d1, d2, text): the compiled judgement of one play, for
+ * tests against the engine's check_play. */
+static PyObject *play_py(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *sides[2];
+    int d1, d2;
+    const char *text;
+    Py_ssize_t len;
+    if (!PyArg_ParseTuple(args, "OOiis#", &sides[0], &sides[1], &d1, &d2, &text, &len)) return NULL;
+    if (d1 < 1 || d1 > 6 || d2 < 1 || d2 > 6) return PyErr_Format(PyExc_ValueError, "dice must be 1-6");
+    Board start, after;
+    for (int s = 0; s < 2; s++) {
+        PyObject *seq = PySequence_Fast(sides[s], "a side is 26 counts");
+        if (!seq) return NULL;
+        if (PySequence_Fast_GET_SIZE(seq) != 26) {
+            Py_DECREF(seq);
+            return PyErr_Format(PyExc_ValueError, "a side is 26 counts");
+        }
+        for (int p = 0; p < 26; p++) {
+            long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, p));
+            if (v < 0 || v > 15) {
+                Py_DECREF(seq);
+                return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "counts are 0-15");
+            }
+            (s ? start.opp : start.me)[p] = (signed char)v;
+        }
+        Py_DECREF(seq);
+    }
+    if (!judge_play(&start, d1 > d2 ? d1 : d2, d1 > d2 ? d2 : d1, (Span){text, (int)len}, &after)) Py_RETURN_NONE;
+    PyObject *me = PyTuple_New(26), *opp = PyTuple_New(26);
+    if (!me || !opp) { Py_XDECREF(me); Py_XDECREF(opp); return NULL; }
+    for (int p = 0; p < 26; p++) {
+        PyTuple_SET_ITEM(me, p, PyLong_FromLong(after.me[p]));
+        PyTuple_SET_ITEM(opp, p, PyLong_FromLong(after.opp[p]));
+    }
+    return Py_BuildValue("(NN)", me, opp);
+}
+
 static PyMethodDef methods[] = {
+    {"play", play_py, METH_VARARGS,
+     "play(mover, opponent, d1, d2, text) -> (mover, opponent) | None\n\n"
+     "The sides after a backgammon play written as text (26 counts each, own\n"
+     "numbering: 0 off, 25 the bar), when it is legal; None when it is not or\n"
+     "when the compiled check cannot tell."},
     {"deferred", deferred, METH_NOARGS,
      "deferred() -> (record line, source line)\n\nWhere the last vouch() that returned None gave up:\n"
      "the line of the record, and the line of _fastmat.c that decided."},

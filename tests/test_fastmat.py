@@ -14,11 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nardtools import NardtoolsError
+from nardtools import ALL_ROLLS, NardtoolsError, check_play, find_ruleset, legal_plays
 from nardtools.notation import validate
-from nardtools.notation.mat import read_mat
+from nardtools.notation.mat import gnubg_play, read_mat
 from nardtools.notation.replay import replay_match
 from nardtools.notation.sniff import decode
+from nardtools.outcome import classify, points_for
+from nardtools.playout import random_game
 
 fastmat = pytest.importorskip("nardtools._fastmat", reason="built without a C compiler")
 
@@ -127,6 +129,100 @@ def test_a_variation_tag_at_the_end_still_sets_the_start():
     nack = (CORPUS / "gnubg-selfplay" / "gnubg-nackgammon-5-90017.mat").read_bytes()
     moved = b"\n".join(line for line in nack.split(b"\n") if b"Variation" not in line) + b'\n; [Variation "NackGammon"]\n'
     assert fastmat.vouch(moved) == fastmat.vouch(nack) == reference(moved)
+
+
+def _write_play(play, rng: random.Random) -> str:
+    """A play as one of the producers writes it: a die per move (gnubg), chains
+    with counts (nardtools), or moves run together (Jellyfish, `24/14`)."""
+    style = rng.randrange(3)
+    if style == 0:
+        return gnubg_play(play).strip()
+    text = str(play)
+    return re.sub(r"/(\d+)(?=/)", "", text) if style == 2 else text
+
+
+def _random_match(rng: random.Random, start: str) -> tuple[bytes, list]:
+    """A one-game record of a random game, and its turns."""
+    rules = find_ruleset("backgammon").rules.with_options({"start": start})
+    turns = random_game(rules, rng)
+    rows: list[list[str]] = []
+    for t in turns:
+        dice = f"{t.roll.high}{t.roll.low}" if rng.random() < 0.5 else f"{t.roll.low}{t.roll.high}"
+        cell = f"{dice}: {_write_play(t.play, rng) if t.play.steps else ''}"
+        if t.position.player == 0 or not rows:
+            rows.append(["", ""])
+        rows[-1][t.position.player] = cell
+    winner = turns[-1].position.player
+    points = points_for(classify(turns[-1].result.mover, rules), rules)
+    lines = ([f'; [Variation "{start}"]'] if start != "backgammon" else []) + [
+        " 7 point match", "", " Game 1", " alice : 0                          bob : 0"]
+    lines += [f"{n:3d}) {left:<28} {right}".rstrip() for n, (left, right) in enumerate(rows, 1)]
+    result = f"Wins {points} point{'s' if points > 1 else ''}"
+    lines.append(("      " if winner == 0 else " " * 34) + result)
+    return ("\n".join(lines) + "\n").encode(), turns
+
+
+def _corrupt_play(data: bytes, turns: list, rng: random.Random) -> bytes:
+    """One play of a generated record written otherwise: a move dropped, moved,
+    or another play of the same roll."""
+    lines = data.decode().split("\n")
+    plays = [(i, m) for i, line in enumerate(lines) for m in re.finditer(r"(\d\d): ([^ ].*?)(?=\s{2,}|$)", line)]
+    if not plays:
+        return data
+    i, m = rng.choice(plays)
+    moves = m[2].split()
+    kind = rng.randrange(4)
+    if kind == 0 and moves:
+        moves.pop(rng.randrange(len(moves)))
+    elif kind == 1 and moves:
+        j = rng.randrange(len(moves))
+        moves[j] = re.sub(r"\d+", lambda x: str(max(0, int(x[0]) + rng.choice((-1, 1)))), moves[j], count=1)
+    elif kind == 2:
+        t = rng.choice(turns)
+        others = legal_plays(t.position, t.roll, find_ruleset("backgammon").rules, first_turn=t.first_turn)
+        moves = _write_play(others[rng.randrange(len(others))].play, rng).split()
+    else:
+        moves = moves + moves[:1]
+    line = lines[i]
+    lines[i] = line[:m.start(2)] + " ".join(moves) + line[m.end(2):]
+    return "\n".join(lines).encode()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["backgammon", "nackgammon", "hypergammon"]))
+def test_random_games_are_vouched_for_and_corrupted_plays_agree(seed, start):
+    rng = random.Random(seed)
+    data, turns = _random_match(rng, start)
+    assert fastmat.vouch(data) == reference(data) == (1, 1, len(turns))
+    for _ in range(5):
+        assert agrees(_corrupt_play(data, turns, rng))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["backgammon", "nackgammon", "hypergammon"]))
+def test_each_play_is_judged_as_check_play_judges_it(seed, start):
+    """Every legal play, in every producer's writing, is accepted with the
+    engine's result; a play written wrong is accepted only if check_play
+    accepts it too, with the same result."""
+    rng = random.Random(seed)
+    rules = find_ruleset("backgammon").rules.with_options({"start": start})
+    for t in rng.sample(random_game(rules, rng), 8):
+        roll = rng.choice(ALL_ROLLS)
+        me, opp = t.position.mover, t.position.opponent
+        for legal in legal_plays(t.position, roll, rules):
+            for style in range(3):
+                text = _write_play(legal.play, random.Random(style * 7))
+                after = fastmat.play(me, opp, roll.high, roll.low, text)
+                assert after == (legal.result.opponent, legal.result.mover), (str(t.position), str(roll), text)
+            moves = str(legal.play).split()
+            wrong = [" ".join(moves[:-1]), " ".join(moves + moves[:1]),
+                     re.sub(r"\d+", lambda m: str(int(m[0]) - 1), str(legal.play), count=1)]
+            for text in wrong:
+                judged = fastmat.play(me, opp, roll.high, roll.low, text)
+                if judged is not None:
+                    j = check_play(t.position, roll, text, rules)
+                    assert j.legal and j.result is not None, (str(t.position), str(roll), text)
+                    assert judged == (j.result.opponent, j.result.mover)
 
 
 def _mutate(data: bytes, rng: random.Random) -> bytes:
