@@ -621,7 +621,7 @@ def _decompositions(written: Sequence[Step], dice: tuple[int, ...]) -> list[list
     inside a combined move of a non-double (``11/6`` with 4-1): a record writes
     a hit there explicitly (``11/7*/6``), so such a landing should not hit."""
     # The common case first: every move is one die to a point on the board.
-    # Then the cut is unique (no die is the sum of others of the same roll).
+    # Then the cut is unique: a move one die long is never made of several.
     left = list(dice)
     for step in written:
         d = step.source - step.target
