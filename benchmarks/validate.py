@@ -5,8 +5,9 @@ GNU Backgammon importing the same files (``import mat`` for each, in one
     python benchmarks/validate.py [FOLDER] [--repeat 15] [--copies 10] [--python PATH]
 
 FOLDER defaults to ../shared/corpus/gnubg-selfplay.  Each figure is the best
-wall time of ``--repeat`` runs; nardtools is timed as a command (start-up
-included), once with one worker and once with every core.  Each program is
+wall time of ``--repeat`` runs; nardtools is timed as the ``nardtools`` command
+installed beside the interpreter (start-up included), once with one worker and
+once with every core.  Each program is
 also timed doing nothing (gnubg on an empty command file, nardtools on an
 empty folder), so that start-up and the work itself can be told apart.
 ``--copies N`` validates N copies of the folder as well: the throughput on a
@@ -70,7 +71,9 @@ def main() -> None:
     if not args.no_bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
     gnubg = shutil.which("gnubg") or ("/usr/games/gnubg" if Path("/usr/games/gnubg").exists() else None)
-    nard = [args.python, "-m", "nardtools.cli", "validate", "-q"]
+    script = Path(args.python).parent / "nardtools"  # the command users run, if installed there
+    nard = [str(script) if script.exists() else args.python, *([] if script.exists() else ["-m", "nardtools.cli"]),
+            "validate", "-q"]
     cores = os.cpu_count() or 1
     with tempfile.TemporaryDirectory() as tmp:
         empty = Path(tmp, "empty")
