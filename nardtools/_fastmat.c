@@ -15,7 +15,8 @@
  * It serves the ruleset `backgammon` with its default options and the starts
  * the .mat Variation tag selects (standard, nackgammon, hypergammon), in the
  * gnubg/Jellyfish dialect and those close to it (Backgammon Studio's combined
- * moves, `Cannot Move`, resignations by `Wins`).
+ * moves, `Cannot Move`, `????` and other resignations by `Wins`, Galaxy's
+ * `Losses`).
  *
  * Boards are 26 counts per side in the side's own numbering: 0 off, 1-24 the
  * points, 25 the bar; the opponent's point q faces my point 25 - q.
@@ -279,8 +280,8 @@ static int judge_play(const Board *start, int hi, int lo, Span play, Board *afte
 
 /* ------------------------------------------------------------------ games */
 
-enum { OPENING, ROLL, DOUBLED, OVER };
-enum { A_ROLL, A_DOUBLE, A_TAKE, A_DROP, A_WIN };
+enum { OPENING, ROLL, ROLLED, DOUBLED, OVER };  /* ROLLED: rolled, then resigned (`64: ????`) */
+enum { A_ROLL, A_ROLL_RESIGN, A_DOUBLE, A_TAKE, A_DROP, A_WIN };
 
 typedef struct {
     int side[2][26];   /* own numbering */
@@ -348,6 +349,10 @@ static int game_act(Game *g, int kind, int player, int hi, int lo, Span play, in
         }
         return 1;
     }
+    case A_ROLL_RESIGN:                                /* the result that follows says how much */
+        if (g->phase != ROLL || player != g->on_roll) DEFER;
+        g->phase = ROLLED;
+        return 1;
     case A_DOUBLE:
         if (g->phase != ROLL || player != g->on_roll || g->crawford) DEFER;
         if (g->owner >= 0 && g->owner != g->on_roll) DEFER;
@@ -369,7 +374,7 @@ static int game_act(Game *g, int kind, int player, int hi, int lo, Span play, in
         return 1;
     case A_WIN: {
         /* the loser resigned: the level the points make at this cube */
-        if (g->phase != ROLL) DEFER;
+        if (g->phase != ROLL && g->phase != ROLLED) DEFER;
         int level = (value + g->cube - 1) / g->cube;
         if (level < 1) level = 1;
         if (level > 3) level = 3;
@@ -519,9 +524,11 @@ static int cell(File *f, Span text, int player)
     if (text.n >= 3 && text.p[0] >= '1' && text.p[0] <= '6' && text.p[1] >= '1' && text.p[1] <= '6' && text.p[2] == ':') {
         int d1 = text.p[0] - '0', d2 = text.p[1] - '0';
         Span play = strip((Span){text.p + 3, text.n - 3});
-        if (play.n && (play.p[0] == '?' || starts_with(play, "illegal"))) DEFER;
+        int hi = d1 > d2 ? d1 : d2, lo = d1 > d2 ? d2 : d1;
+        if (play.n && play.p[0] == '?') return game_act(g, A_ROLL_RESIGN, player, hi, lo, play, 0);
+        if (starts_with(play, "illegal")) DEFER;
         if (starts_with(play, "cannot move") && play.n == 11) play.n = 0;
-        return game_act(g, A_ROLL, player, d1 > d2 ? d1 : d2, d1 > d2 ? d2 : d1, play, 0);
+        return game_act(g, A_ROLL, player, hi, lo, play, 0);
     }
     if (starts_with(text, "doubles")) {
         int i = 7, v;
@@ -535,8 +542,9 @@ static int cell(File *f, Span text, int player)
     if (starts_with(text, "takes") && text.n == 5) return game_act(g, A_TAKE, player, 0, 0, (Span){0, 0}, 0);
     if ((starts_with(text, "drops") && text.n == 5) || (starts_with(text, "passes") && text.n == 6))
         return game_act(g, A_DROP, player, 0, 0, (Span){0, 0}, 0);
-    if (starts_with(text, "wins")) {
-        int i = 4, v;
+    int loss = starts_with(text, "losses");
+    if (starts_with(text, "wins") || loss) {
+        int i = loss ? 6 : 4, v;
         if (i >= text.n || !is_space(text.p[i])) DEFER;
         while (i < text.n && is_space(text.p[i])) i++;
         if (!parse_uint(text.p, text.n, &i, &v) || v < 0) DEFER;
@@ -548,6 +556,7 @@ static int cell(File *f, Span text, int player)
         if (rest.n > w && is_word(rest.p[w])) DEFER;
         Span tail = strip((Span){rest.p + w, rest.n - w});
         if (tail.n && !and_the_match(tail)) DEFER;
+        if (loss) return 1;                            /* the reference reads it, then sets it aside */
         return game_act(g, A_WIN, player, 0, 0, (Span){0, 0}, v);
     }
     DEFER;
@@ -565,7 +574,7 @@ static int move_line(File *f, Span line)
     int starts[4], n = 0;
     for (int c = body_start; c < body.n; c++) {
         if (cell_start(body, c)) {
-            if (n == 3) DEFER;
+            if (n == 4) DEFER;
             starts[n++] = c;
         } else if (c > 0 && is_space(body.p[c - 1]) && isdigit((unsigned char)body.p[c])) {
             /* a move number repeated inside the line (`12)`): the reference blanks it */
@@ -577,11 +586,15 @@ static int move_line(File *f, Span line)
     for (int c = body_start; c < (n ? starts[0] : body.n); c++)
         if (!is_space(body.p[c])) DEFER;
     if (n == 0) return 1;          /* a bare move number */
-    if (n > 2) DEFER;
     for (int c = 0; c < n; c++) {
         int player;
-        if (c == 0 && n == 2) player = 0;
+        if (c == 0 && n >= 2) player = 0;
         else if (c == 1) player = 1;
+        else if (c == 2) {                             /* a third slot (Galaxy): whoever did not lose */
+            Span first = strip((Span){body.p + starts[0], starts[1] - starts[0]});
+            Span second = strip((Span){body.p + starts[1], starts[2] - starts[1]});
+            player = starts_with(first, "losses") ? 1 : starts_with(second, "losses") ? 0 : 1;
+        }
         else if (number) player = starts[c] - body_start >= 8 ? 1 : 0;
         else player = starts[c] >= 20 ? 1 : 0;
         int end = c + 1 < n ? starts[c + 1] : body.n;

@@ -61,7 +61,7 @@ def test_vouches_only_for_clean_files_of_the_corpus_with_the_replays_counts():
             vouched += 1
     # it serves every gnubg self-play file and nearly all of the real ones
     assert all(fastmat.vouch(p.read_bytes()) for p in FILES if p.parent.name == "gnubg-selfplay")
-    assert vouched >= 105, vouched
+    assert vouched >= 115, vouched
 
 
 FIXTURE = (HERE / "fixtures" / "gnubg-standard-5-90001.mat").read_bytes()
@@ -230,7 +230,7 @@ def _mutate(data: bytes, rng: random.Random) -> bytes:
     lines = data.decode("latin-1").split("\n")
     i = rng.randrange(len(lines))
     line = lines[i]
-    kind = rng.randrange(8)
+    kind = rng.randrange(9)
     if kind == 0:  # another die
         lines[i] = re.sub(r"\b([1-6])([1-6]):", lambda m: f"{rng.randint(1, 6)}{m[2]}:", line, count=1)
     elif kind == 1:  # another point in a move
@@ -253,8 +253,10 @@ def _mutate(data: bytes, rng: random.Random) -> bytes:
                 break
     elif kind == 6:  # a move dropped or a hit mark moved
         lines[i] = re.sub(r" \d+/\d+\*?", "", line, count=1) if rng.random() < 0.5 else line.replace("*", "", 1)
-    else:  # a cell moved to the other column
+    elif kind == 7:  # a cell moved to the other column
         lines[i] = line.replace("   ", "", 1) if rng.random() < 0.5 else line.replace(")", ")      ", 1)
+    else:  # rolled, then resigned
+        lines[i] = re.sub(r"([1-6][1-6]): [^ ]+( [^ ]+)*", r"\1: ????", line, count=1)
     return "\n".join(lines).encode("latin-1")
 
 
