@@ -106,10 +106,11 @@ def validate_file(path: str, rules: str | None = None, options: Mapping[str, str
                   lenient: bool = False) -> FileReport:
     """Validate one file: the compiled check's word for it, or its replay."""
     try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        return FileReport(path, "?", unreadable=f"cannot read: {e.strerror or e}")
-    return vouched(path, rules, options, lenient, data) or replay_file(path, rules, options, lenient, data)
+        data: bytes | None = Path(path).read_bytes()
+    except OSError:
+        data = None  # the replay's reader says why
+    quick = vouched(path, rules, options, lenient, data) if data is not None else None
+    return quick or replay_file(path, rules, options, lenient, data)
 
 
 def replay_file(path: str, rules: str | None = None, options: Mapping[str, str] | None = None,
