@@ -14,11 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nardtools import ALL_ROLLS, NardtoolsError, check_play, find_ruleset, legal_plays
+from nardtools import ALL_ROLLS, check_play, find_ruleset, legal_plays
 from nardtools.notation import validate
-from nardtools.notation.mat import gnubg_play, read_mat
-from nardtools.notation.replay import replay_match
-from nardtools.notation.sniff import decode
+from nardtools.notation.mat import gnubg_play
 from nardtools.outcome import classify, points_for
 from nardtools.playout import random_game
 
@@ -32,16 +30,10 @@ needs_corpus = pytest.mark.skipif(not FILES, reason="../shared/corpus not found"
 
 def reference(data: bytes) -> tuple[int, int, int] | None:
     """The replay's counts when it finds nothing at all to report, else None."""
-    text = decode(data)
-    if "point match" not in text.lower():
+    report = validate.replay_file("x.mat", data=data)
+    if report.unreadable or report.problems:
         return None
-    try:
-        replayed = replay_match(read_mat(text, "x.mat"))
-    except NardtoolsError:  # a reader error: nothing the compiled check could vouch for
-        return None
-    if replayed.problems:
-        return None
-    return len(replayed.games), sum(g.complete for g in replayed.games), replayed.turns
+    return report.games, report.complete_games, report.turns
 
 
 def agrees(data: bytes) -> bool:
