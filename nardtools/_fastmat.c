@@ -284,7 +284,7 @@ enum { OPENING, ROLL, ROLLED, DOUBLED, OVER };  /* ROLLED: rolled, then resigned
 enum { A_ROLL, A_ROLL_RESIGN, A_DOUBLE, A_TAKE, A_DROP, A_WIN };
 
 typedef struct {
-    int side[2][26];   /* own numbering */
+    Board board;       /* from the side on roll: me is on_roll's checkers */
     int phase, on_roll, started, cube, owner, doubler, crawford;
     int winner, points;
     long turns;
@@ -297,8 +297,8 @@ static void game_start(Game *g, int start)
     static const int nack[][2] = {{24, 2}, {23, 2}, {13, 4}, {8, 3}, {6, 4}, {0, 0}};
     static const int hyper[][2] = {{24, 1}, {23, 1}, {22, 1}, {0, 0}};
     const int (*setup)[2] = start == 1 ? nack : start == 2 ? hyper : standard;
-    for (int s = 0; s < 2; s++)
-        for (int i = 0; setup[i][1]; i++) g->side[s][setup[i][0]] = setup[i][1];
+    for (int i = 0; setup[i][1]; i++) g->board.me[setup[i][0]] = (signed char)setup[i][1];
+    memcpy(g->board.opp, g->board.me, sizeof g->board.me);   /* both sides start alike */
     g->phase = OPENING;
     g->cube = 1;
     g->owner = -1;
@@ -320,21 +320,13 @@ static int game_act(Game *g, int kind, int player, int hi, int lo, Span play, in
     switch (kind) {
     case A_ROLL: {
         if (g->phase != ROLL || player != g->on_roll) DEFER;
-        Board start, b;
-        for (int p = 0; p < 26; p++) {
-            start.me[p] = (signed char)g->side[player][p];
-            start.opp[p] = (signed char)g->side[1 - player][p];
-        }
-        if (!judge_play(&start, hi, lo, play, &b)) DEFER;
-        for (int p = 0; p < 26; p++) {
-            g->side[player][p] = b.me[p];
-            g->side[1 - player][p] = b.opp[p];
-        }
+        Board b;
+        if (!judge_play(&g->board, hi, lo, play, &b)) DEFER;
         g->turns++;
         int left = 0;
         for (int p = 1; p <= 25; p++) left += b.me[p];
         if (left == 0) {
-            const int *loser = g->side[1 - player];
+            const signed char *loser = b.opp;
             int kind_points = 2;
             if (loser[OFF] > 0) kind_points = 1;
             else {
@@ -344,7 +336,9 @@ static int game_act(Game *g, int kind, int player, int hi, int lo, Span play, in
             g->phase = OVER;
             g->winner = player;
             g->points = kind_points * g->cube;
-        } else {
+        } else {                                       /* the other side is on roll */
+            memcpy(g->board.me, b.opp, sizeof b.opp);
+            memcpy(g->board.opp, b.me, sizeof b.me);
             g->on_roll = 1 - player;
         }
         return 1;
