@@ -409,6 +409,7 @@ def _setup_of(source: str, ruleset: Any, game: int | None, turn: int | None,
         raise _fail(str(e), ExitCode.USAGE) from None
 
 
+PositionSourceArg = Annotated[str, typer.Argument(help="A position (any notation) or a record file.")]
 GameOpt = Annotated[Optional[int], typer.Option("--game", "-g", help="Game number, for a record file.")]
 TurnOpt = Annotated[Optional[int], typer.Option("--turn", "-t", help="The position before this turn "
                                                  "(default: after the last play).")]
@@ -416,7 +417,7 @@ TurnOpt = Annotated[Optional[int], typer.Option("--turn", "-t", help="The positi
 
 @app.command("pips")
 def pips_command(
-    position: Annotated[str, typer.Argument(help="A position (any notation) or a record file.")],
+    position: PositionSourceArg,
     game: GameOpt = None,
     turn: TurnOpt = None,
     rules: RulesOpt = "backgammon",
@@ -466,7 +467,7 @@ PlayerOpt = Annotated[Optional[int], typer.Option("--player", "-p", min=0, max=1
 
 @app.command("show")
 def show_command(
-    position: Annotated[str, typer.Argument(help="A position (any notation) or a record file.")],
+    position: PositionSourceArg,
     game: GameOpt = None,
     turn: TurnOpt = None,
     player: PlayerOpt = None,
