@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +10,8 @@ from typer.testing import CliRunner
 
 from nardtools import __version__
 from nardtools.cli import app
+
+from .fresh import modules_after
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,10 +122,7 @@ def test_selfplay_json():
 
 
 def test_console_script_help_starts_without_heavy_imports():
-    code = ("import sys; from nardtools.cli import app; "
-            "heavy = [m for m in ('pandas', 'matplotlib', 'numpy') if m in sys.modules]; print(heavy)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert not {"pandas", "matplotlib", "numpy"} & modules_after("from nardtools.cli import app")
 
 
 def test_convert_round_trip(tmp_path):
@@ -204,8 +201,6 @@ def test_package_exports_are_lazy_and_complete():
     import nardtools
 
     assert set(nardtools.__all__) == set(nardtools._EXPORTS) | {"__version__"}
-    code = "import sys, nardtools; print('nardtools.engine' in sys.modules, 'numpy' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["False", "False"]
+    assert not {"nardtools.engine", "numpy"} & modules_after("import nardtools")
     for name in nardtools.__all__:
         assert getattr(nardtools, name) is not None

@@ -10,6 +10,8 @@ from nardtools import ALL_ROLLS, find_ruleset
 from nardtools.engine import _legal, _load_kernel, _Turn
 from nardtools.playout import random_game
 
+from .fresh import modules_after
+
 pytestmark = pytest.mark.skipif(_load_kernel() is None, reason="numba kernel unavailable")
 
 CASES = [
@@ -81,29 +83,18 @@ def test_ordered_search_equals_exhaustive_search(ruleset):
             assert flat(ordered) == flat(exhaustive), (str(turn.position), str(roll))
 
 
-def _modules_after(code: str, **env: str) -> set[str]:
-    """The top-level modules a fresh interpreter has imported after ``code``."""
-    import os
-    import subprocess
-    import sys
-
-    out = subprocess.run([sys.executable, "-c", code + "\nimport sys; print(' '.join(sys.modules))"],
-                         capture_output=True, text=True, check=True, env={**os.environ, **env}).stdout
-    return {m.split(".")[0] for m in out.split()}
-
-
 def test_kernel_is_loaded_only_when_it_pays():
     """One position is answered by the reference search (no numba start-up);
     a long job loads the kernel once the reference search has spent
     _KERNEL_AFTER seconds; NARDTOOLS_ENGINE forces either way."""
     one = ("from nardtools import Position, Roll, find_ruleset, legal_plays\n"
            "legal_plays(Position.start(), Roll(3, 1), find_ruleset('backgammon').rules)")
-    assert "numba" not in _modules_after(one, NARDTOOLS_ENGINE="")
-    assert "numba" in _modules_after(one, NARDTOOLS_ENGINE="kernel")
+    assert "numba" not in modules_after(one, NARDTOOLS_ENGINE="")
+    assert "numba" in modules_after(one, NARDTOOLS_ENGINE="kernel")
     many = ("import random\nfrom nardtools import find_ruleset, engine\n"
             "from nardtools.playout import random_game\nengine._KERNEL_AFTER = 0.01\n"
             "rules = find_ruleset('backgammon').rules\nrng = random.Random(1)\n"
             "for _ in range(20): random_game(rules, rng)\n"
             "assert engine._kernel_state and engine._kernel_state[0] is not None")
-    assert "numba" in _modules_after(many, NARDTOOLS_ENGINE="")
-    assert "numba" not in _modules_after(many.rsplit("\n", 1)[0], NARDTOOLS_ENGINE="reference")
+    assert "numba" in modules_after(many, NARDTOOLS_ENGINE="")
+    assert "numba" not in modules_after(many.rsplit("\n", 1)[0], NARDTOOLS_ENGINE="reference")
