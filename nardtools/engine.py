@@ -291,7 +291,7 @@ class _Turn:
             opp[self.qmap[t]] -= 1
             opp[BAR] += 1
         p = self.position
-        return Position(p.kind, tuple(opp), tuple(me), 1 - p.player)
+        return Position._trusted(p.kind, tuple(opp), tuple(me), 1 - p.player)
 
 
 # ---------------------------------------------------------------------------

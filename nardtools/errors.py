@@ -18,7 +18,13 @@ class NardtoolsError(Exception):
 
 
 class InvalidPositionError(NardtoolsError, ValueError):
-    """A position text or layout that cannot be read."""
+    """A position text or layout that cannot be read, or a position that
+    cannot occur; ``status`` holds the :class:`~nardtools.position.Status`
+    flags of an impossible one."""
+
+    def __init__(self, message: str, *, status: Any = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class InvalidPlayError(NardtoolsError, ValueError):

@@ -276,10 +276,8 @@ class Game:
         play led there, which counts as its turn (Snowie's ``Illegal play``)."""
         if self.phase not in (Phase.OPENING, Phase.ROLL):
             raise GameStateError(f"the board can be set only between turns, not in phase {self.phase.value}")
-        if position.kind is not self.position.kind or not position.is_valid():
-            raise GameStateError(f"cannot set the board to {position}: "
-                                 + ("another game" if position.kind is not self.position.kind
-                                    else repr(position.status())))
+        if position.kind is not self.position.kind:
+            raise GameStateError(f"cannot set the board to {position}: a position of another game")
         if played_by is not None:
             self.turns_played[played_by] += 1
         self.history.append(Event(position.player, "set-board", note=str(position)))

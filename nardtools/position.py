@@ -18,9 +18,15 @@ The canonical text lists the mover's checkers, then the opponent's::
     >>> Position.start("long").pips()
     (360, 360)
 
-Positions are permissive: an impossible position can be built and inspected;
-:meth:`Position.status` lists every problem and :meth:`Position.is_valid` says
-whether there is none.
+Only possible positions can be built: at most fifteen checkers a side, no
+negative counts, no point held by both sides, no bar in Long Nardy, not both
+sides borne off.  Anything else is refused where it is made, with the reason
+(:func:`position_status` names the problems of raw arrays as flags)::
+
+    >>> Position.parse("backgammon X 6:16 / 6:1")
+    Traceback (most recent call last):
+    ...
+    nardtools.errors.InvalidPositionError: impossible position: X (on roll) has 16 checkers, at most 15
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 from .errors import InvalidPositionError
 
@@ -37,6 +43,7 @@ BAR = 25
 HEAD = 24
 NPOINTS = 24
 PLAYER_NAMES = ("X", "O")
+_SET = object.__setattr__
 
 
 class GameKind(str, enum.Enum):
@@ -77,7 +84,7 @@ LAYOUTS: dict[str, tuple[GameKind, Mapping[int, int]]] = {
 
 
 class Status(enum.IntFlag):
-    """Problems :meth:`Position.status` can report (python-chess style flags)."""
+    """Problems :func:`position_status` can report (python-chess style flags)."""
 
     VALID = 0
     BAD_LENGTH = enum.auto()
@@ -86,6 +93,53 @@ class Status(enum.IntFlag):
     SHARED_POINT = enum.auto()
     BAR_IN_LONG_NARDY = enum.auto()
     BOTH_FINISHED = enum.auto()
+    BAD_PLAYER = enum.auto()
+
+
+def position_status(kind: GameKind, mover: Sequence[int], opponent: Sequence[int], player: int = 0) -> Status:
+    """Every problem of a would-be position as :class:`Status` flags
+    (``Status.VALID`` when there is none).
+
+    >>> position_status(GameKind.BACKGAMMON, [0] * 6 + [2] + [0] * 19, [0] * 19 + [1] + [0] * 6)
+    <Status.SHARED_POINT: 8>
+    """
+    return _problems(kind, mover, opponent, player)[0]
+
+
+def _problems(kind: GameKind, mover: Sequence[int], opponent: Sequence[int], player: int) -> tuple[Status, list[str]]:
+    """The flags and one sentence per problem (sides named from ``player``)."""
+    flags, reasons = Status.VALID, []
+    if player not in (0, 1):
+        flags |= Status.BAD_PLAYER
+        reasons.append(f"the player on roll is 0 (X) or 1 (O), not {player!r}")
+        player = 0
+    names = (f"{PLAYER_NAMES[player]} (on roll)", PLAYER_NAMES[1 - player])
+    for name, side in zip(names, (mover, opponent)):
+        if len(side) != 26 or not all(type(n) is int for n in side):
+            return Status.BAD_LENGTH, [f"a side is 26 whole counts (off, points 1-24, bar), not {len(side)} values"]
+        if min(side) < 0:
+            flags |= Status.NEGATIVE_COUNT
+            reasons.append(f"{name} has a negative count on {_point_name(side.index(min(side)))}")
+        elif sum(side) > 15:
+            flags |= Status.TOO_MANY_CHECKERS
+            reasons.append(f"{name} has {sum(side)} checkers, at most 15")
+        if kind is GameKind.LONG and side[BAR]:
+            flags |= Status.BAR_IN_LONG_NARDY
+            reasons.append(f"{name} has checkers on the bar, which Long Nardy does not have")
+    if flags & Status.BAD_PLAYER == flags:  # counts are sane: look at the board
+        shared = [p for p in range(1, 25) if mover[p] > 0 and opponent[kind.opponent_point(p)] > 0]
+        if shared:
+            flags |= Status.SHARED_POINT
+            reasons.append(f"both sides have checkers on {names[0]}'s point {shared[0]} "
+                           f"({names[1]}'s {kind.opponent_point(shared[0])})")
+        if sum(mover[1:26]) == 0 and sum(opponent[1:26]) == 0:
+            flags |= Status.BOTH_FINISHED
+            reasons.append("both sides have borne off every checker")
+    return flags, reasons
+
+
+def _point_name(index: int) -> str:
+    return "off" if index == OFF else "the bar" if index == BAR else f"point {index}"
 
 
 def _side_from_mapping(counts: Mapping[int, int]) -> tuple[int, ...]:
@@ -106,6 +160,24 @@ class Position:
     mover: tuple[int, ...]
     opponent: tuple[int, ...]
     player: int = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, GameKind):
+            raise InvalidPositionError(f"the game of a position is a GameKind, not {self.kind!r}")
+        flags, reasons = _problems(self.kind, self.mover, self.opponent, self.player)
+        if flags:
+            raise InvalidPositionError(f"impossible position: {'; '.join(reasons)}", status=flags)
+
+    @classmethod
+    def _trusted(cls, kind: GameKind, mover: tuple[int, ...], opponent: tuple[int, ...], player: int) -> Position:
+        """A position known to be possible (made by the rules from one that
+        is): built without the checks, on the engine's hot paths."""
+        made = object.__new__(cls)
+        _SET(made, "kind", kind)
+        _SET(made, "mover", mover)
+        _SET(made, "opponent", opponent)
+        _SET(made, "player", player)
+        return made
 
     # ----------------------------------------------------------------- building
     @classmethod
@@ -159,7 +231,7 @@ class Position:
         >>> p.flip().mover[1], p.flip().flip() == p
         (15, True)
         """
-        return Position(self.kind, self.opponent, self.mover, 1 - self.player)
+        return Position._trusted(self.kind, self.opponent, self.mover, 1 - self.player)
 
     def pips(self) -> tuple[int, int]:
         """Pip counts ``(mover, opponent)``; a checker on the bar counts 25."""
@@ -189,29 +261,6 @@ class Position:
     def is_finished(self) -> bool:
         """True when either side has no checker left in play."""
         return sum(self.mover[1:26]) == 0 or sum(self.opponent[1:26]) == 0
-
-    def status(self) -> Status:
-        """Every problem of this position as :class:`Status` flags."""
-        flags = Status.VALID
-        for side in (self.mover, self.opponent):
-            if len(side) != 26:
-                return Status.BAD_LENGTH
-            if min(side) < 0:
-                flags |= Status.NEGATIVE_COUNT
-            if sum(side) > 15:
-                flags |= Status.TOO_MANY_CHECKERS
-            if self.kind is GameKind.LONG and side[BAR]:
-                flags |= Status.BAR_IN_LONG_NARDY
-        for p in range(1, 25):
-            if self.mover[p] > 0 and self.opponent[self.kind.opponent_point(p)] > 0:
-                flags |= Status.SHARED_POINT
-        if sum(self.mover[1:26]) == 0 and sum(self.opponent[1:26]) == 0:
-            flags |= Status.BOTH_FINISHED
-        return flags
-
-    def is_valid(self) -> bool:
-        """``status() == Status.VALID``."""
-        return self.status() == Status.VALID
 
     # ------------------------------------------------------------------ text
     def __str__(self) -> str:

@@ -47,7 +47,7 @@ def test_hitting_sends_a_blot_to_the_bar():
 def test_larger_die_rule():
     # a lone checker on 24, the opponent holds my 13 (its 12): 24/18/13 and
     # 24/19/13 are both closed, so only one die can be played: the larger.
-    pos = Position.from_points("backgammon", {24: 1}, {12: 2, 1: 13})
+    pos = Position.from_points("backgammon", {24: 1}, {12: 2, 2: 13})
     assert plays(pos, "65") == ["24/18"]
     assert check_play(pos, Roll(6, 5), "24/19", BG).violation is Violation.LARGER_DIE
 
@@ -71,7 +71,7 @@ def test_wrong_distance_and_missing_checker():
 
 def test_combined_move_needs_an_open_intermediate_point():
     # 24/13 with 6-5: my 18 (its 7) held, my 19 (its 6) open: 24/19/13 is the way
-    pos = Position.from_points("backgammon", {24: 2, 13: 13}, {7: 2, 1: 13})
+    pos = Position.from_points("backgammon", {24: 2, 13: 13}, {7: 2, 2: 13})
     j = check_play(pos, Roll(6, 5), "24/13", BG)
     assert j.legal and str(j.play) == "24/19/13"
 
@@ -103,5 +103,5 @@ def test_caucasian_no_hit_and_hide():
 
 
 def test_no_hitting_in_long_nardy_geometry_but_hitting_in_backgammon():
-    pos = Position.from_points("backgammon", {24: 2, 13: 13}, {6: 1, 1: 14})  # its 6 = my 19
+    pos = Position.from_points("backgammon", {24: 2, 13: 13}, {6: 1, 2: 14})  # its 6 = my 19
     assert "24/19*" in " ".join(plays(pos, "51"))

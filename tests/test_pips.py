@@ -13,7 +13,7 @@ def test_pip_counts():
 
 def test_backgammon_race():
     assert is_race(Position.parse("backgammon X 12:15 / 12:15"))      # my 12 vs its 12 = my 13: passed
-    assert not is_race(Position.parse("backgammon X 13:15 / 12:15"))   # my 13 is its 12: contact
+    assert not is_race(Position.parse("backgammon X 14:15 / 12:15"))   # its 12 is my 13: contact
     assert not is_race(Position.parse("backgammon X bar:1,1:14 / 1:15"))
 
 

@@ -72,7 +72,7 @@ def position_from_id(text: str, kind: GameKind | str = GameKind.BACKGAMMON, *, p
         if total > 15:
             raise InvalidPositionError(f"bad Position ID {text!r}: a side has {total} checkers")
         s[0] = 15 - total
-    position = Position(GameKind(kind), tuple(sides[1]), tuple(sides[0]), player)
-    if not position.is_valid():
-        raise InvalidPositionError(f"bad Position ID {text!r}: {position.status()!r}")
-    return position
+    try:
+        return Position(GameKind(kind), tuple(sides[1]), tuple(sides[0]), player)
+    except InvalidPositionError as e:
+        raise InvalidPositionError(f"bad Position ID {text!r}: {e}", status=e.status) from None

@@ -269,9 +269,10 @@ def read_xgid(text: str) -> Setup:
     bottom_on_roll = int(turn) == 1
     player = 1 if bottom_on_roll else 0
     mover, opponent = (bottom, top) if bottom_on_roll else (top, bottom)
-    position = Position(GameKind.BACKGAMMON, tuple(mover), tuple(opponent), player)
-    if not position.is_valid():
-        raise InvalidPositionError(f"bad XGID {text!r}: {position.status()!r}")
+    try:
+        position = Position(GameKind.BACKGAMMON, tuple(mover), tuple(opponent), player)
+    except InvalidPositionError as e:
+        raise InvalidPositionError(f"bad XGID {text!r}: {e}", status=e.status) from None
     length_n = int(length)
     rules_n = int(rules)
     owner = {0: None, 1: 1, -1: 0}.get(int(cube_pos))
