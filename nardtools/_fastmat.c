@@ -402,44 +402,6 @@ static int finish_game(File *f)
     return !f->g.started;      /* actions but no result: the reference reports it */
 }
 
-/* A comment line: tags the reference reads change the rules; take only Variation. */
-static int comment_line(File *f, Span line)
-{
-    Span body = strip((Span){line.p + 1, line.n - 1});
-    if (starts_with(body, "set")) {
-        Span rest = strip((Span){body.p + 3, body.n - 3});
-        if (starts_with(rest, "pos")) DEFER;
-    }
-    for (int i = 0; i < line.n; i++) {
-        if (line.p[i] != '[') continue;
-        for (int q = i + 1; q < line.n && line.p[q] != '"' && line.p[q] != ']'; q++)
-            if ((unsigned char)line.p[q] >= 0x80 || line.p[q] < 0x20) DEFER;   /* a name the reference may read otherwise */
-        Span tag = strip((Span){line.p + i + 1, line.n - i - 1});
-        if (starts_with(tag, "cubelimit") && tag.n > 9 && !is_word(tag.p[9])) {
-            const char *q = memchr(tag.p, '"', tag.n);
-            if (!q || (q + 2 < tag.p + tag.n && q[1] == '1' && q[2] == '"')) DEFER;   /* no cube */
-            continue;
-        }
-        static const char *ruled[] = {"ruleset", "ruleoptions", "options", "game"};
-        for (size_t r = 0; r < sizeof ruled / sizeof *ruled; r++)
-            if (starts_with(tag, ruled[r]) && (int)strlen(ruled[r]) < tag.n && !is_word(tag.p[strlen(ruled[r])])) DEFER;
-        if (starts_with(tag, "variation") && tag.n > 9 && !is_word(tag.p[9])) {
-            const char *q = memchr(tag.p, '"', tag.n);
-            if (!q) DEFER;
-            char norm[32];
-            int m = 0;
-            for (const char *c = q + 1; c < tag.p + tag.n && *c != '"'; c++)
-                if (*c != ' ' && m < 31) norm[m++] = (char)tolower((unsigned char)*c);
-            norm[m] = 0;
-            if (!strncmp(norm, "backgammon", 10)) f->start = 0;
-            else if (!strncmp(norm, "nackgammon", 10)) f->start = 1;
-            else if (!strncmp(norm, "hypergammon", 11)) f->start = 2;
-            else DEFER;
-        }
-    }
-    return 1;
-}
-
 /* Digits at *i: their value (-1 past a million, where the reference's numbers
  * could no longer be followed), and *i moved past all of them. */
 static int parse_uint(const char *p, int n, int *i, int *value)
@@ -450,6 +412,83 @@ static int parse_uint(const char *p, int n, int *i, int *value)
         v = v < 0 || v > 100000 ? -1 : v * 10 + (p[j] - '0');
     *i = j;
     *value = v;
+    return 1;
+}
+
+/* One tag starting at p[i] == '[', read exactly as the reference's regular
+ * expression reads it: `[`, spaces, a name of 1 to 81 characters (the
+ * shortest that works; no `"` or `]`, not starting with a space), spaces, a
+ * quoted value, spaces, `]`.  The index after it, or -1 when there is none. */
+static int read_tag(const char *p, int n, int i, Span *name, Span *value)
+{
+    int j = i + 1;
+    while (j < n && is_space(p[j])) j++;
+    if (j >= n || p[j] == '"' || p[j] == ']') return -1;
+    for (int e = j + 1; e <= j + 81 && e < n; e++) {
+        if (p[e - 1] == '"' || p[e - 1] == ']') return -1;    /* the name cannot go on */
+        if (!is_space(p[e])) continue;
+        int k = e;
+        while (k < n && is_space(p[k])) k++;
+        if (k >= n || p[k] != '"') continue;
+        int v = k + 1;
+        while (v < n && p[v] != '"') v++;
+        if (v >= n) continue;
+        int r = v + 1;
+        while (r < n && is_space(p[r])) r++;
+        if (r >= n || p[r] != ']') continue;
+        *name = (Span){p + j, e - j};
+        *value = (Span){p + k + 1, v - k - 1};
+        return r + 1;
+    }
+    return -1;
+}
+
+static int is_name(Span name, const char *key)
+{
+    return name.n == (int)strlen(key) && starts_with(name, key);
+}
+
+/* A comment line: tags the reference reads change the rules; take only
+ * Variation, and CubeLimit and Crawford when they say what is played here. */
+static int comment_line(File *f, Span line)
+{
+    Span body = strip((Span){line.p + 1, line.n - 1});
+    if (starts_with(body, "set")) {
+        Span rest = strip((Span){body.p + 3, body.n - 3});
+        if (starts_with(rest, "pos")) DEFER;
+    }
+    if (!memchr(line.p, '[', line.n)) return 1;
+    for (int i = 0; i < line.n; i++)      /* the reference's spaces include more than ASCII's */
+        if (((unsigned char)line.p[i] < 0x20 && line.p[i] != '\t') || (unsigned char)line.p[i] >= 0x7f) DEFER;
+    for (int i = 0; i < line.n; i++) {
+        if (line.p[i] != '[') continue;
+        Span name, value;
+        int end = read_tag(line.p, line.n, i, &name, &value);
+        if (end < 0) continue;
+        i = end - 1;
+        if (is_name(name, "cubelimit")) {
+            /* the reference plays to the limit named: vouch only for limits of 64 and above */
+            Span v = strip(value);
+            int k = 0, limit;
+            if (!parse_uint(v.p, v.n, &k, &limit) || k != v.n || limit < 64) DEFER;
+        } else if (is_name(name, "crawford")) {
+            Span v = strip(value);                            /* "On" is the rule applied here */
+            if (v.n != 2 || !starts_with(v, "on")) DEFER;
+        } else if (is_name(name, "ruleset") || is_name(name, "ruleoptions") || is_name(name, "options")
+                   || is_name(name, "game")) {
+            DEFER;
+        } else if (is_name(name, "variation")) {
+            char norm[32];
+            int m = 0;
+            for (int c = 0; c < value.n; c++)
+                if (value.p[c] != ' ' && m < 31) norm[m++] = (char)tolower((unsigned char)value.p[c]);
+            norm[m] = 0;
+            if (!strncmp(norm, "backgammon", 10)) f->start = 0;
+            else if (!strncmp(norm, "nackgammon", 10)) f->start = 1;
+            else if (!strncmp(norm, "hypergammon", 11)) f->start = 2;
+            else DEFER;
+        }
+    }
     return 1;
 }
 

@@ -29,7 +29,7 @@ from .dice import Dice, Roll
 from .errors import IllegalPlayError
 from .play import Play, Step
 from .position import BAR, HEAD, OFF, GameKind, Position
-from .rules import Rules, Violation
+from .rules import RulesLike, Violation, rules_for
 
 _FIRST_TURN_DOUBLES = {3, 4, 6}
 _OCCUPIED = bytes([0] + [1] * 255)  # bytes.translate table: any count > 0 -> 1
@@ -102,6 +102,11 @@ class LegalPlays(Sequence[LegalPlay]):
             self._by_result = {p.result: p for p in self}
         return self._by_result.get(result)
 
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form of ``nardtools moves``: the position, the dice, and every play with its result."""
+        return {"position": str(self.position), "dice": str(self.roll), "count": len(self),
+                "plays": [{"play": str(p.play), "result": str(p.result)} for p in self]}
+
     @property
     def is_forced(self) -> bool:
         """True when there is exactly one legal play (possibly the empty one)."""
@@ -130,6 +135,12 @@ class Judgement:
     def __bool__(self) -> bool:
         return self.legal
 
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form of ``nardtools check`` (without the legal plays)."""
+        return {"legal": self.legal, "rule": str(self.violation) if self.violation else None,
+                "message": self.message, "play": str(self.play) if self.play is not None else None,
+                "result": str(self.result) if self.result else None}
+
 
 # ---------------------------------------------------------------------------
 # One side's turn: facts shared by generation and checking.
@@ -137,8 +148,9 @@ class Judgement:
 class _Turn:
     """What one side's turn with one roll needs to know, computed once."""
 
-    def __init__(self, position: Position, roll: Roll | Dice, rules: Rules, first_turn: bool | None,
+    def __init__(self, position: Position, roll: Roll | Dice, rules: RulesLike, first_turn: bool | None,
                  limit: int | None = None) -> None:
+        rules = rules_for(position.kind, rules)
         self.position, self.rules, self.roll = position, rules, roll
         self.dice = roll.dice
         self.double = roll.is_double
@@ -575,7 +587,7 @@ def _legal(turn: _Turn, *, kernel: bool = True) -> Sequence[_Candidate]:
     return chosen
 
 
-def legal_plays(position: Position, roll: Roll | Dice, rules: Rules, *,
+def legal_plays(position: Position, roll: Roll | Dice, rules: RulesLike = None, *,
                 first_turn: bool | None = None) -> LegalPlays:
     """All legal plays for ``roll``: one per distinct resulting position.
 
@@ -709,7 +721,7 @@ class _Attempt:
         return False
 
 
-def check_play(position: Position, roll: Roll | Dice, play: Play | str, rules: Rules, *,
+def check_play(position: Position, roll: Roll | Dice, play: Play | str, rules: RulesLike = None, *,
                first_turn: bool | None = None) -> Judgement:
     """Judge one play, naming the rule that fired when it is illegal.
 
@@ -721,41 +733,42 @@ def check_play(position: Position, roll: Roll | Dice, play: Play | str, rules: R
     if isinstance(play, str):
         play = Play.parse(play)
     turn = _Turn(position, roll, rules, first_turn)
+    head, head_limit = turn.rules.head, turn.rules.head_limit
     attempt = _Attempt(turn)
     written = play.steps
     if len(written) > turn.total_dice:
         return _illegal(Violation.NO_SUCH_DIE, f"{len(written)} moves for {turn.total_dice} dice",
-                        position, roll, play, rules)
+                        position, roll, play)
     if not attempt.search(written):
         assert attempt.failure is not None
         _, violation, where = attempt.failure
-        return _illegal(violation, where, position, roll, play, rules)
+        return _illegal(violation, where, position, roll, play)
     assert attempt.success is not None
     me, hits, done, dice_used = attempt.success
     used = len(dice_used)
     result = turn.result(me, hits)
     canonical = Play(tuple(done))
     if not turn.block_ok(me):
-        return _illegal(Violation.SIX_BLOCK, "", position, roll, canonical, rules, result)
+        return _illegal(Violation.SIX_BLOCK, "", position, roll, canonical, result)
     heads = turn.start_head - me[HEAD] if turn.long else 0
     needs_generation = used < turn.total_dice or (
-        turn.long and turn.first_turn and rules.head == "general" and heads > rules.head_limit)
+        turn.long and turn.first_turn and head == "general" and heads > head_limit)
     if needs_generation:
         chosen = list(_legal(turn, kernel=False))  # rare: not worth loading the kernel
         if (tuple(me), tuple(sorted(hits))) not in {(c.me, c.hits) for c in chosen}:
             most = max((c.rank[0] for c in chosen), default=0)
-            if heads > rules.head_limit and most == used:
+            if heads > head_limit and most == used:
                 violation = Violation.HEAD
             elif most > used:
                 violation = Violation.DICE_NOT_USED
             else:
                 violation = Violation.LARGER_DIE
-            return _illegal(violation, "", position, roll, canonical, rules, result)
+            return _illegal(violation, "", position, roll, canonical, result)
     return Judgement(True, None, "legal", result, canonical, tuple(dice_used))
 
 
 def _illegal(violation: Violation, where: str, position: Position, roll: Roll | Dice, play: Play,
-             rules: Rules, result: Position | None = None) -> Judgement:
+             result: Position | None = None) -> Judgement:
     at = f" at {where}" if where else ""
     message = f"illegal play {str(play) or '(no move)'!r} with {roll}{at}: {violation.describe()} [{violation}]"
     if result is None:
@@ -789,7 +802,7 @@ def physical_result(position: Position, play: Play) -> Position | None:
     return Position(kind, tuple(opp), tuple(me), 1 - position.player)
 
 
-def apply_play(position: Position, roll: Roll | Dice, play: Play | str, rules: Rules, *,
+def apply_play(position: Position, roll: Roll | Dice, play: Play | str, rules: RulesLike = None, *,
                first_turn: bool | None = None) -> Position:
     """The position after a legal play; raises :class:`IllegalPlayError` otherwise.
 

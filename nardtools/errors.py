@@ -60,3 +60,9 @@ class RulesetError(NardtoolsError, ValueError):
 class GameStateError(NardtoolsError, ValueError):
     """An action that the game's state or rules do not allow now (e.g. a double
     in the Crawford game, a roll while a double awaits an answer)."""
+
+
+class AnalysisError(NardtoolsError, ValueError):
+    """An analysis asked of input it does not apply to (race odds with
+    contact, a bear-off position that does not fit a database, a match
+    equity table that cannot be read, an unknown column...)."""

@@ -70,8 +70,8 @@ def random_game(rules: Rules, rng: random.Random, *, max_turns: int = 2000) -> l
     raise RuntimeError(f"game did not finish in {max_turns} turns")
 
 
-def selfplay(ruleset: Ruleset, games: int, seed: int,
-             on_turn: Callable[[str], None] | None = None) -> dict[str, Any]:
+def selfplay(ruleset: Ruleset, games: int, seed: int, on_turn: Callable[[str], None] | None = None,
+             on_game: Callable[[], None] | None = None) -> dict[str, Any]:
     """Play ``games`` random games through :class:`~nardtools.game.Game`, so that
     every play is checked again by the single-play check and every ending is
     scored, and summarise them.
@@ -107,6 +107,8 @@ def selfplay(ruleset: Ruleset, games: int, seed: int,
         key = str(game.outcome.kind)
         outcomes[key] = outcomes.get(key, 0) + 1
         points += game.outcome.points
+        if on_game:
+            on_game()
     return {"ruleset": ruleset.name, "games": games, "turns": turns, "rechecked": rechecked,
             "outcomes": outcomes, "points": points, "seconds": time.perf_counter() - started,
             "rules": {k: str(v) for k, v in rules.items()}}

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Union
 
 from .errors import RulesetError
 from .position import LAYOUTS, GameKind
@@ -264,6 +264,17 @@ class Ruleset:
             return self
         return dataclasses.replace(self, name=self.name + "+", rules=self.rules.with_options(options))
 
+    def as_dict(self, *, options: bool = False) -> dict[str, Any]:
+        """The JSON form of ``nardtools rules``: name, aliases, game, seed and
+        summary, and with ``options`` every option's value, description and seed."""
+        out: dict[str, Any] = {"name": self.name, "aliases": list(self.aliases), "game": str(self.rules.game),
+                               "seed": self.seed, "summary": self.summary}
+        if options:
+            out["options"] = [{"option": k, "value": str(v).lower() if isinstance(v, bool) else str(v),
+                               "doc": Rules.option_doc(k)[0], "seed": Rules.option_doc(k)[1]}
+                              for k, v in self.rules.items()]
+        return out
+
     @property
     def base_name(self) -> str:
         """The registered name, without the ``+`` of overridden options."""
@@ -382,3 +393,54 @@ for _rs in [
             "before all have entered.", ("tricktrack", "dutch-tricktrack")),
 ]:
     register(_rs)
+
+
+#: What the functions that judge plays accept as rules: the options, a
+#: ruleset, its name, or ``None`` for the usual ruleset of the position's game.
+RulesLike = Union[Rules, Ruleset, str, None]
+
+#: The ruleset a position is judged by when none is named.
+DEFAULT_RULESET = {GameKind.BACKGAMMON: "backgammon", GameKind.LONG: "long"}
+
+
+def rules_for(kind: GameKind, rules: RulesLike = None) -> Rules:
+    """The options to judge a position of game ``kind`` by: ``rules`` as given
+    (options, a ruleset or its name), or the game's usual ruleset.  Rules of
+    another game are refused.
+
+    >>> rules_for(GameKind.LONG).head_limit
+    1
+    >>> rules_for(GameKind.LONG, "backgammon")
+    Traceback (most recent call last):
+    ...
+    nardtools.errors.RulesetError: ruleset 'backgammon' is for backgammon, but the position is Long Nardy (use a Long Nardy ruleset such as 'long', or leave the rules out)
+    """
+    if type(rules) is Rules:  # the hot path: options already resolved
+        options = rules
+        name = ""
+    elif rules is None:
+        return find_ruleset(DEFAULT_RULESET[kind]).rules
+    elif isinstance(rules, str):
+        found = find_ruleset(rules)
+        options, name = found.rules, found.name
+    elif isinstance(rules, Ruleset):
+        options, name = rules.rules, rules.name
+    elif isinstance(rules, Rules):
+        options, name = rules, ""
+    else:
+        raise RulesetError(f"rules are a Rules, a Ruleset or a ruleset's name, not {rules!r}")
+    if options.game is not kind:
+        raise game_mismatch(name or "these rules", options.game, kind)
+    return options
+
+
+_GAME_NAMES = {GameKind.BACKGAMMON: "backgammon", GameKind.LONG: "Long Nardy"}
+
+
+def game_mismatch(name: str, rules_game: GameKind, position_game: GameKind) -> RulesetError:
+    """The error for rules of one game applied to a position of another."""
+    quoted = f"ruleset {name!r}" if name != "these rules" else name
+    return RulesetError(
+        f"{quoted} is for {_GAME_NAMES[rules_game]}, but the position is {_GAME_NAMES[position_game]} "
+        f"(use a {_GAME_NAMES[position_game]} ruleset such as {DEFAULT_RULESET[position_game]!r}, "
+        f"or leave the rules out)")

@@ -73,7 +73,7 @@ def test_check_legal_exits_0():
 
 def test_unknown_ruleset_is_one_red_line():
     result = runner.invoke(app, ["moves", "start", "31", "--rules", "chess"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "unknown ruleset 'chess'" in result.stderr
     assert "Traceback" not in result.output + result.stderr
 
@@ -96,7 +96,7 @@ def test_bad_set_syntax_is_a_usage_error():
 
 def test_bad_option_value():
     result = runner.invoke(app, ["moves", "start", "31", "-r", "long", "--set", "block=sometimes"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "option block: 'sometimes' is not one of ahead, opponent-in-home, none" in result.stderr
 
 
@@ -152,7 +152,10 @@ def test_pips_shows_counts_and_epc(tmp_path, monkeypatch):
     assert "on roll   17 pips, EPC" in result.output
     assert "Thorp: L = 35 (x1.1 = 38.5), T = 40: redouble, take" in result.output
     data = json.loads(runner.invoke(app, ["pips", "start", "--no-epc", "-f", "json"]).output)
-    assert [s["pips"] for s in data["sides"]] == [167, 167] and len(data["counts"]) == 5
+    assert [s["pips"] for s in data["sides"]] == [167, 167] and data["counts"] == []  # contact: no counts
+    assert data["counts_note"] == "the counting rules are for races; this position has contact"
+    race = json.loads(runner.invoke(app, ["pips", "backgammon X 6:5 / 6:4", "--no-epc", "-f", "json"]).output)
+    assert len(race["counts"]) == 5 and race["counts_note"] is None
 
 
 def test_pips_of_a_recorded_turn():
@@ -183,7 +186,7 @@ def test_race_json_plot_and_cube_hints(tmp_path, monkeypatch):
     assert len(data["counts"]) == 5 and plot.read_bytes().startswith(b"\x89PNG")
     text_out = runner.invoke(app, ["race", text]).output
     assert "cube, money" in text_out and "Kazaross" in text_out.replace("kazaross", "Kazaross")
-    assert runner.invoke(app, ["race", "start"]).exit_code == 1  # not a race: a clear error
+    assert runner.invoke(app, ["race", "start"]).exit_code == 2  # not a race: a clear error
     assert runner.invoke(app, ["bearoff", "verify", "--points", "6"]).exit_code == 0
 
 
@@ -193,7 +196,7 @@ def test_race_two_sided(tmp_path, monkeypatch):
     assert data["two_sided_p_win"] == pytest.approx(4 / 36)  # only 3-3 to 6-6 bear both off at once
     result = runner.invoke(app, ["race", "backgammon X 6:3,5:3,4:3,3:2,2:2 / 6:3,5:3,4:3,3:3,2:2,1:1",
                                  "--two-sided"])
-    assert result.exit_code == 1 and "at most 6 checkers" in result.output
+    assert result.exit_code == 2 and "at most 6 checkers" in result.stderr
 
 
 def test_package_exports_are_lazy_and_complete():

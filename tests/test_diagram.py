@@ -110,7 +110,7 @@ def test_long_nardy_frame_by_hand() -> None:
     # The start, O on roll: its head is on its 24 (top right), X's head on O's 12 (bottom left).
     text = diagram(Setup(Position.start("long", player=1), dice=(6, 3)), ("white", "black"))
     lines = text.splitlines()
-    assert lines[0] == " Long Nardy      Position ID: AACA/z8AAID/Pw"
+    assert lines[0] == " Long Nardy      Position ID: long:AACA/z8AAID/Pw"
     assert lines[1].endswith("X: white") and lines[-1].endswith("O: black")
     assert lines[2].startswith(" |                  |   |                O |")
     assert lines[6].startswith(" |                  |   |               15 |")

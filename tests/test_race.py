@@ -60,7 +60,7 @@ def test_race_command_json():
     assert set(data) >= {"exact", "p_win", "p_gammon", "p_lose_gammon", "sides"}
     assert data["exact"] and set(data["sides"][0]) >= {"pips", "epc", "expected_rolls"}
     result = CliRunner().invoke(app, ["race", "start"])
-    assert result.exit_code == 1 and "not a race" in result.stderr
+    assert result.exit_code == 2 and "not a race" in result.stderr
 
 
 # ---------------------------------------------------------------------------

@@ -30,6 +30,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..errors import AnalysisError
+
 #: Mean pips of one roll (doubles count four times): 294/36 = 49/6.
 PIPS_PER_ROLL = 49 / 6
 MAX_ROLLS = 64  # distribution length: enough for 12 points (Long Nardy) with room to spare
@@ -97,9 +99,9 @@ class BearoffDatabase:
         tables).  Databases of more than a million positions keep float32
         distributions.  ``progress`` is told as each part starts."""
         if not 1 <= points <= 12:
-            raise ValueError("bear-off databases cover 1 to 12 points")
+            raise AnalysisError("bear-off databases cover 1 to 12 points")
         if policy not in ("exact", "gnubg"):
-            raise ValueError(f"unknown policy {policy!r}: exact or gnubg")
+            raise AnalysisError(f"unknown policy {policy!r}: exact or gnubg")
         from ._bearoff_fast import build_fast
         from ._bearoff_kernel import enumerate_boards
 
@@ -125,16 +127,29 @@ class BearoffDatabase:
             out += [mean, dist]
         del work_m, work_a
         if any(d[:, -1].any() for d in out[1::2]):
-            raise RuntimeError(f"{MAX_ROLLS} rolls are not enough for {points} points")
+            raise AnalysisError(f"{MAX_ROLLS} rolls are not enough for {points} points")
         return cls(points, *out)
 
     # ------------------------------------------------------------------ lookup
     def index(self, counts: Sequence[int]) -> int:
         """The index of a position given as counts on points 1..P."""
         counts = list(counts) + [0] * (self.points - len(counts))
-        if len(counts) > self.points or any(counts[self.points:]) or sum(counts) > 15:
-            raise ValueError(f"{tuple(counts)} does not fit a {self.points}-point database")
+        if len(counts) > self.points or any(counts[self.points:]) or sum(counts) > 15 or min(counts) < 0:
+            raise AnalysisError(f"{tuple(counts)} does not fit a {self.points}-point database")
         return position_index(counts[:self.points], self.points)
+
+    def report(self, counts: Sequence[int]) -> dict[str, Any]:
+        """What ``nardtools bearoff show`` prints: the index, the distributions of
+        rolls to bear off and to the first checker off (with all 15), the mean,
+        EPC and wastage."""
+        i = self.index(counts)
+        dist = np.asarray(self.dist[i])
+        first = np.asarray(self.gammon_dist[i]) if sum(counts) == 15 else np.zeros(1)
+        return {"counts": list(counts), "index": i, "mean_rolls": self.mean_rolls(counts), "epc": self.epc(counts),
+                "wastage": self.wastage(counts), "pips": sum((k + 1) * n for k, n in enumerate(counts)),
+                "distribution": [float(x) for x in dist[:_last(dist)]],
+                "first_off_mean": float(self.gammon_mean[i]) if sum(counts) == 15 else 0.0,
+                "first_off": [float(x) for x in first[:_last(first)]]}
 
     def mean_rolls(self, counts: Sequence[int]) -> float:
         """Expected rolls to bear off every checker."""
@@ -231,6 +246,35 @@ class BearoffDatabase:
         if path.exists():
             shutil.rmtree(path)
         os.replace(tmp, path)
+
+
+def _last(row: np.ndarray) -> int:
+    """The length of ``row`` without its trailing zeros (at least 1)."""
+    nonzero = np.nonzero(row)[0]
+    return int(nonzero.max()) + 1 if len(nonzero) else 1
+
+
+def board_counts(text: str) -> list[int]:
+    """Checker counts on the 1-point, 2-point, ... as written on the command
+    line (``1,0,0,5,0,1``): whole numbers from 0, at most 15 in all, on at
+    most 12 points.
+
+    >>> board_counts("1, 0,0,5")
+    [1, 0, 0, 5]
+    >>> board_counts("1,-2")
+    Traceback (most recent call last):
+    ...
+    nardtools.errors.AnalysisError: checker counts are whole numbers from 0, such as 1,0,0,5,0,1; got '1,-2'
+    """
+    items = text.replace(" ", "").split(",")
+    if not all(item.isdigit() and len(item) <= 2 for item in items):
+        raise AnalysisError(f"checker counts are whole numbers from 0, such as 1,0,0,5,0,1; got {text[:60]!r}")
+    counts = [int(item) for item in items]
+    if len(counts) > 12:
+        raise AnalysisError(f"bear-off databases cover at most 12 points, not {len(counts)}")
+    if sum(counts) > 15:
+        raise AnalysisError(f"a side has at most 15 checkers, not {sum(counts)}")
+    return counts
 
 
 def cache_path(points: int, cache_dir: Path | None = None) -> Path:

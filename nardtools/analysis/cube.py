@@ -43,6 +43,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..errors import AnalysisError
 from .race import RaceOdds, outcome_values, valued_outcomes
 
 #: The usual cube efficiency in races.
@@ -101,7 +102,7 @@ def money_hint(odds: RaceOdds, *, cube_owner: str = "centred", x: float = RACE_C
                values: tuple[float, float, float] = (1, 2, 2)) -> CubeHint:
     """The money verdict for the side on roll (``cube_owner`` ``centred`` or ``owned``)."""
     if cube_owner not in ("centred", "owned"):
-        raise ValueError("the side on roll can double only with the cube centred or its own")
+        raise AnalysisError("the side on roll can double only with the cube centred or its own")
     w, l = win_values(odds, values)
     p = odds.p_win
     eq = money_equities(p, w, l, x)
@@ -168,7 +169,7 @@ class MatchEquityTable:
         if b <= 0:
             return 0.0
         if max(a, b) > len(self.pre):
-            raise ValueError(f"{self.name} covers matches up to {len(self.pre)} points")
+            raise AnalysisError(f"{self.name} covers matches up to {len(self.pre)} points")
         if post_crawford and (a == 1) != (b == 1):
             return 1 - self.post[b - 1] if a == 1 else self.post[a - 1]
         return self.pre[a - 1][b - 1]
@@ -191,7 +192,7 @@ def read_met(path: str | Path) -> MatchEquityTable:
             else:
                 rows.append(tuple(_fraction(c) for c in cells))
     if not rows or any(len(r) != len(rows) for r in rows):
-        raise ValueError(f"{path}: expected a square table of numbers")
+        raise AnalysisError(f"{path}: expected a square table of numbers")
     if not post:
         post = tuple(1 - rows[0][b] for b in range(len(rows)))
     return MatchEquityTable(Path(path).stem, tuple(rows), post)
@@ -201,7 +202,7 @@ def _fraction(text: str) -> float:
     try:
         value = float(text.rstrip("%"))
     except ValueError:
-        raise ValueError(f"not a number: {text!r}") from None
+        raise AnalysisError(f"not a number: {text!r}") from None
     return value / 100 if text.endswith("%") or value > 1 else value
 
 
@@ -258,7 +259,8 @@ def cube_hints(odds: RaceOdds, setup: Any, rules: Any, *, cube_owner: str | None
     pos = setup.position
     owner = cube_owner or ("centred" if setup.cube_owner is None
                            else "owned" if setup.cube_owner == pos.player else "")
-    hints = [money_hint(odds, cube_owner=owner, x=x, values=values)] if owner else []
+    crawford = setup.crawford and setup.match_length
+    hints = [money_hint(odds, cube_owner=owner, x=x, values=values)] if owner and not crawford else []
     if setup.match_length:
         score = (setup.score[pos.player], setup.score[1 - pos.player])
         hints.append(match_hint(odds, length=setup.match_length, score=score, cube=setup.cube,

@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from ..errors import AnalysisError
 from .._io import write_atomically
 
 KINDS = ("pips", "dice", "outcomes", "openings")
@@ -68,7 +69,7 @@ def save_figure(fig: Any, path: str | Path) -> Path:
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
         plt.close(fig)
-        raise ValueError(f"{path}: plots are written as .png or .svg, not {path.suffix or 'no suffix'}")
+        raise AnalysisError(f"{path}: plots are written as .png or .svg, not {path.suffix or 'no suffix'}")
     buffer = io.BytesIO()
     fig.savefig(buffer, format=fmt, bbox_inches="tight", metadata={"Software": None} if fmt == "png" else None)
     plt.close(fig)

@@ -40,13 +40,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import NardtoolsError
+from ..errors import AnalysisError
 from ..position import BAR, GameKind, Position
 from .bearoff import MAX_ROLLS, BearoffDatabase
 from .pips import is_race
 
 
-class NotARaceError(NardtoolsError, ValueError):
+class NotARaceError(AnalysisError):
     """Race odds were asked for a position with contact."""
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator, Sequence
 
 from ..dice import ALL_ROLLS
+from ..errors import AnalysisError, NardtoolsError
 from ..outcome import OutcomeKind
 from ..notation.replay import ReplayedMatch, replay_match
 from .annotate import annotate_game
@@ -87,6 +88,9 @@ TERMINAL_COLUMNS: dict[str, list[str]] = {
 _IDENTIFIERS = {"game", "turn", "index", "side", "winner_side", "opening_side", "score0", "score1",
                 "match_length"}
 
+#: Seconds to wait for a Dask scheduler named by ``--scheduler``.
+SCHEDULER_TIMEOUT = 5
+
 #: A race error at least this large counts as an error in ``race_error_rate``.
 RACE_ERROR_THRESHOLD = 0.01
 
@@ -108,16 +112,28 @@ class FileStats:
     problems: list[str] = field(default_factory=list)
 
 
-def file_stats(path: str, turns: bool = False, race_points: int = 6) -> FileStats:
-    """Read and replay one file; an unreadable file gives an empty result that
-    says why (a batch never stops on one file)."""
-    from ..errors import NardtoolsError
-    from ..notation.validate import read_record
+def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: str | None = None,
+               on_turns: Callable[[list[dict[str, Any]]], None] | None = None,
+               data: bytes | None = None) -> FileStats:
+    """Read and replay one file, a game at a time; an unreadable file gives an
+    empty result that says why (a batch never stops on one file).  With
+    ``on_turns`` each game's turn rows go there as soon as they are made,
+    so memory stays bounded by one game."""
+    from ..notation.reading import open_record
+    from ..notation.replay import reading_problems, replay_games
 
+    out = FileStats(str(path))
     try:
-        record = read_record(path)
-        match = replay_match(record, lenient=True)
-        return file_stats_from_record(match, turns=turns, race_points=race_points)
+        record, games = open_record("<stdin>" if path == "-" else path, data, encoding)
+        errors = []
+        for g in replay_games(record, games, lenient=True):
+            _add_game(out, g, record, g.game.ruleset, turns=turns, race_points=race_points)
+            errors += [p for p in g.problems if p.severity == "error"]
+            if on_turns is not None and out.turns:
+                on_turns(out.turns)
+                out.turns = []
+        out.problems = [str(p) for p in reading_problems(record) + errors]
+        return out
     except (OSError, UnicodeError, NardtoolsError) as e:
         return FileStats(str(path), unreadable=str(e))
     except Exception as e:  # noqa: BLE001 - a bug must not stop the batch either: report it
@@ -126,66 +142,71 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6) -> FileStat
 
 def file_stats_from_record(match: ReplayedMatch, *, turns: bool = False, race_points: int = 6) -> FileStats:
     """The statistics of one replayed file; see the module docstring."""
-    record = match.record
-    names = record.names
-    rules = match.ruleset.rules
-    variant = "long" if rules.is_long else rules.start
-    out = FileStats(record.path)
+    out = FileStats(match.record.path)
     out.problems = [str(p) for p in match.errors]
-    plays_opening = rules.opening == "play-opening-dice"
     for g in match.games:
-        notes = annotate_game(g, race_points=race_points)
-        outcome = g.game.outcome
-        result = g.record.result
-        source = "replay" if outcome is not None else ("record" if result is not None else "none")
-        winner_side = outcome.winner if outcome else (result.player if result else None)
-        kind = outcome.kind.value if outcome else (result.note or "") if result else ""
-        race_turn = next((n for n in notes if n.race), None)
-        opening = notes[0] if notes else None
-        game_problems = [p for p in g.problems if p.severity == "error"]
-        out.games.append({
-            "file": record.path, "game": g.record.number, "variant": variant, "ruleset": match.ruleset.name,
-            "player0": names[0], "player1": names[1], "match_length": record.length,
-            "score0": g.record.score[0], "score1": g.record.score[1],
-            "winner": names[winner_side] if winner_side is not None else None, "winner_side": winner_side,
-            "outcome": kind or None,
-            "ending": outcome.ending.value if outcome else None,
-            "points": outcome.points if outcome else (result.value if result else None),
-            "record_points": result.value if result else None,
-            "cube": g.game.cube, "turns": len(notes),
-            "race_turn": race_turn.index + 1 if race_turn else None,
-            "race_pips0": _pips_of(race_turn, 0), "race_pips1": _pips_of(race_turn, 1),
-            "opening_roll": opening.dice if opening else None,
-            "opening_side": opening.player if opening else None,
-            "complete": g.complete, "result_source": source, "problems": len(game_problems),
-            "first_problem": game_problems[0].rule if game_problems else None,
-            "warnings": len(g.problems) - len(game_problems),
-        })
-        for n in notes:
-            who = names[n.player]
-            out.turns_played[who] += 1
-            if not n.dice.startswith("+") and not (plays_opening and n.index == 0):
-                out.rolls.setdefault(who, Counter())[n.dice] += 1
-            if n.luck is not None:
-                acc = out.luck.setdefault(who, [0, 0.0])
-                acc[0] += 1
-                acc[1] += n.luck
-            if n.race_error is not None and not n.forced:
-                acc = out.race.setdefault(who, [0, 0.0, 0])
-                acc[0] += 1
-                acc[1] += n.race_error
-                acc[2] += n.race_error >= RACE_ERROR_THRESHOLD
-            if turns:
-                out.turns.append({
-                    "file": record.path, "ruleset": match.ruleset.name, "game": n.game, "turn": n.turn, "index": n.index, "side": n.player,
-                    "player": who, "dice": n.dice, "play": n.play, "pips_before": n.pips_before[0],
-                    "pips_opponent": n.pips_before[1], "pips_after": n.pips_after[0], "forced": n.forced,
-                    "legal_plays": n.legal_plays, "dice_used": n.dice_used, "dice_lost": n.dice_lost,
-                    "race": n.race, "race_exact": n.race_exact, "pwin_before": n.pwin_before,
-                    "pwin_after": n.pwin_after, "luck": n.luck, "race_error": n.race_error,
-                    "legal": n.legal, "rule": n.rule or None,
-                })
+        _add_game(out, g, match.record, match.ruleset, turns=turns, race_points=race_points)
     return out
+
+
+def _add_game(out: FileStats, g: Any, record: Any, ruleset: Any, *, turns: bool, race_points: int) -> None:
+    """One replayed game's rows and counts, added to ``out``."""
+    names = record.names
+    rules = ruleset.rules
+    variant = "long" if rules.is_long else rules.start
+    plays_opening = rules.opening == "play-opening-dice"
+    notes = annotate_game(g, race_points=race_points)
+    outcome = g.game.outcome
+    result = g.record.result
+    source = "replay" if outcome is not None else ("record" if result is not None else "none")
+    winner_side = outcome.winner if outcome else (result.player if result else None)
+    kind = outcome.kind.value if outcome else (result.note or "") if result else ""
+    race_turn = next((n for n in notes if n.race), None)
+    opening = notes[0] if notes else None
+    game_problems = [p for p in g.problems if p.severity == "error"]
+    out.games.append({
+        "file": record.path, "game": g.record.number, "variant": variant, "ruleset": ruleset.name,
+        "player0": names[0], "player1": names[1], "match_length": record.length,
+        "score0": g.record.score[0], "score1": g.record.score[1],
+        "winner": names[winner_side] if winner_side is not None else None, "winner_side": winner_side,
+        "outcome": kind or None,
+        "ending": outcome.ending.value if outcome else None,
+        "points": outcome.points if outcome else (result.value if result else None),
+        "record_points": result.value if result else None,
+        "cube": g.game.cube, "turns": len(notes),
+        "race_turn": race_turn.index + 1 if race_turn else None,
+        "race_pips0": _pips_of(race_turn, 0), "race_pips1": _pips_of(race_turn, 1),
+        "opening_roll": opening.dice if opening else None,
+        "opening_side": opening.player if opening else None,
+        "complete": g.complete, "result_source": source, "problems": len(game_problems),
+        "first_problem": game_problems[0].rule if game_problems else None,
+        "warnings": len(g.problems) - len(game_problems),
+    })
+    for n in notes:
+        who = names[n.player]
+        out.turns_played[who] += 1
+        if not n.dice.startswith("+") and not (plays_opening and n.index == 0):
+            out.rolls.setdefault(who, Counter())[n.dice] += 1
+        if n.luck is not None:
+            acc = out.luck.setdefault(who, [0, 0.0])
+            acc[0] += 1
+            acc[1] += n.luck
+        if n.race_error is not None and not n.forced:
+            acc = out.race.setdefault(who, [0, 0.0, 0])
+            acc[0] += 1
+            acc[1] += n.race_error
+            acc[2] += n.race_error >= RACE_ERROR_THRESHOLD
+        if turns:
+            out.turns.append({
+                "file": record.path, "ruleset": ruleset.name, "game": n.game, "turn": n.turn, "index": n.index,
+                "side": n.player,
+                "player": who, "dice": n.dice, "play": n.play, "pips_before": n.pips_before[0],
+                "pips_opponent": n.pips_before[1], "pips_after": n.pips_after[0], "forced": n.forced,
+                "legal_plays": n.legal_plays, "dice_used": n.dice_used, "dice_lost": n.dice_lost,
+                "race": n.race, "race_exact": n.race_exact, "pwin_before": n.pwin_before,
+                "pwin_after": n.pwin_after, "luck": n.luck, "race_error": n.race_error,
+                "legal": n.legal, "rule": n.rule or None,
+            })
 
 
 def _pips_of(note: Any, side: int) -> int | None:
@@ -202,8 +223,9 @@ class TableSink:
     """Rows of one table streamed to a file (csv, json or parquet), written
     atomically: nothing appears at ``path`` until :meth:`close`."""
 
-    def __init__(self, path: str | Path, fmt: str, table: str) -> None:
+    def __init__(self, path: str | Path, fmt: str, table: str, columns: Sequence[str] | None = None) -> None:
         self.path, self.fmt, self.table = Path(path), fmt, table
+        self.columns = list(columns or SCHEMAS[table])
         self.tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         self.rows = 0
         self._writer: Any = None
@@ -215,7 +237,7 @@ class TableSink:
         if self.fmt == "parquet":
             import pyarrow.parquet as pq
 
-            table = to_arrow(rows, self.table)
+            table = to_arrow(rows, self.table, self.columns)
             if self._writer is None:
                 self._writer = pq.ParquetWriter(self.tmp, table.schema)
             self._writer.write_table(table)
@@ -223,15 +245,15 @@ class TableSink:
             if self._file is None:
                 self._file = open(self.tmp, "w", encoding="utf-8", newline="")
                 if self.fmt == "csv":
-                    self._file.write(",".join(SCHEMAS[self.table]) + "\n")
+                    self._file.write(",".join(self.columns) + "\n")
                 else:
                     self._file.write("[")
             for row in rows:
                 if self.fmt == "csv":
-                    self._file.write(",".join(_csv(row.get(c)) for c in SCHEMAS[self.table]) + "\n")
+                    self._file.write(",".join(_csv(row.get(c)) for c in self.columns) + "\n")
                 else:
                     self._file.write(("," if self.rows else "") + "\n" + json.dumps(
-                        {c: row.get(c) for c in SCHEMAS[self.table]}, ensure_ascii=False))
+                        {c: _json_value(row.get(c)) for c in self.columns}, ensure_ascii=False))
                 self.rows += 1
             return
         self.rows += len(rows)
@@ -262,9 +284,7 @@ class GroupSink:
     with the number of groups, not of rows."""
 
     def __init__(self, table: str, keys: Sequence[str]) -> None:
-        unknown = [k for k in keys if k not in SCHEMAS[table]]
-        if unknown:
-            raise KeyError(f"no column {unknown[0]!r}; columns: {', '.join(SCHEMAS[table])}")
+        check_columns(table, keys)
         self.table, self.keys = table, list(keys)
         self.measured = [c for c, t in SCHEMAS[table].items()
                          if c not in keys and c not in _IDENTIFIERS and t in ("int64", "Int64", "float64", "boolean")]
@@ -313,12 +333,76 @@ def _csv(value: Any) -> str:
     return text
 
 
-def to_arrow(rows: list[dict[str, Any]], table: str) -> Any:
+def to_arrow(rows: list[dict[str, Any]], table: str, columns: Sequence[str] | None = None) -> Any:
     """Rows as a pyarrow Table with the documented types, carrying pandas'
     metadata so that ``pandas.read_parquet`` gives the documented dtypes back."""
     import pyarrow as pa
 
-    return pa.Table.from_pandas(to_frame(rows, table), preserve_index=False)
+    frame = to_frame(rows, table)
+    return pa.Table.from_pandas(frame[list(columns)] if columns else frame, preserve_index=False)
+
+
+#: Digits after the point that JSON output keeps.
+JSON_DIGITS = 6
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, float):
+        return None if math.isnan(value) else round(value, JSON_DIGITS)
+    return value
+
+
+def frame_json(frame: Any) -> str:
+    """A table as a JSON array of objects: booleans as booleans, missing values
+    as null, floats to :data:`JSON_DIGITS` places."""
+    records = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+    return json.dumps([{k: _json_value(v) for k, v in r.items()} for r in records], ensure_ascii=False,
+                      indent=1) + "\n"
+
+
+def check_columns(table: str, columns: Iterable[str]) -> None:
+    """Raise :class:`AnalysisError` naming the first column ``table`` does not have."""
+    unknown = [c for c in columns if c not in SCHEMAS[table]]
+    if unknown:
+        raise AnalysisError(f"no column {unknown[0]!r} in the {table} table; columns: {', '.join(SCHEMAS[table])}")
+
+
+class Names:
+    """One name per player: ``alias = name`` lines of an alias file, then
+    (with ``ignore_case``) the first spelling met of names that differ only
+    in case (``Llabba`` and ``llabba``)."""
+
+    def __init__(self, aliases: dict[str, str] | None = None, *, ignore_case: bool = True) -> None:
+        self.ignore_case = ignore_case
+        self.aliases = {self._key(k): v for k, v in (aliases or {}).items()}
+        self.seen: dict[str, str] = {}
+
+    def _key(self, name: str) -> str:
+        return name.casefold() if self.ignore_case else name
+
+    @classmethod
+    def read(cls, path: str | Path, *, ignore_case: bool = True) -> Names:
+        """An alias file: ``alias = name`` lines; blank lines and ``#`` comments skipped."""
+        from ..notation.sniff import read_text_file
+
+        aliases = {}
+        for lineno, line in enumerate(read_text_file(path).splitlines(), 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            alias, sep, name = line.partition("=")
+            if not sep or not alias.strip() or not name.strip():
+                raise AnalysisError(f"{path}:{lineno}:1: expected 'alias = name', got {line[:60]!r}")
+            aliases[alias.strip()] = name.strip()
+        return cls(aliases, ignore_case=ignore_case)
+
+    def __call__(self, name: str | None) -> str | None:
+        if name is None:
+            return None
+        key = self._key(name)
+        if key in self.aliases:
+            return self.aliases[key]
+        return self.seen.setdefault(key, name)
 
 
 @dataclass
@@ -336,29 +420,41 @@ class Archive:
     files: int = 0
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    names: Names = field(default_factory=Names)
 
     def add(self, stats: FileStats) -> None:
         self.files += 1
         if stats.unreadable:
             self.unreadable.append((stats.path, stats.unreadable))
             return
+        name = self.names
         self.problems.extend(stats.problems)
+        for row in stats.games:
+            for column in ("player0", "player1", "winner"):
+                row[column] = name(row[column])
         self.games.extend(stats.games)
-        if self.sink is not None:
-            self.sink.write(stats.turns)
-        elif self.keep_turns:
-            self.turns.extend(stats.turns)
+        self.add_turns(stats.turns)
         for who, counter in stats.rolls.items():
-            self.rolls[who].update(counter)
+            self.rolls[name(who) or who].update(counter)
         for who, (n, total) in stats.luck.items():
-            self.luck[who][0] += n
-            self.luck[who][1] += total
+            self.luck[name(who) or who][0] += n
+            self.luck[name(who) or who][1] += total
         for who, (n, total, errors) in stats.race.items():
-            acc = self.race[who]
+            acc = self.race[name(who) or who]
             acc[0] += n
             acc[1] += total
             acc[2] += errors
-        self.turns_played.update(stats.turns_played)
+        for who, n in stats.turns_played.items():
+            self.turns_played[name(who) or who] += n
+
+    def add_turns(self, rows: list[dict[str, Any]]) -> None:
+        """Turn rows, to the sink or kept (or dropped when no turns table is wanted)."""
+        for row in rows:
+            row["player"] = self.names(row["player"])
+        if self.sink is not None:
+            self.sink.write(rows)
+        elif self.keep_turns:
+            self.turns.extend(rows)
 
     # ------------------------------------------------------------- tables
     def games_rows(self) -> list[dict[str, Any]]:
@@ -436,7 +532,7 @@ def group(frame: Any, keys: Sequence[str]) -> Any:
     an unknown column."""
     missing = [k for k in keys if k not in frame.columns]
     if missing:
-        raise KeyError(f"no column {missing[0]!r}; columns: {', '.join(frame.columns)}")
+        raise AnalysisError(f"no column {missing[0]!r}; columns: {', '.join(frame.columns)}")
     numeric = [c for c in frame.columns if c not in keys and c not in _IDENTIFIERS
                and (frame[c].dtype.kind in "iufb" or str(frame[c].dtype) in ("Int64", "boolean"))]
     grouped = frame.groupby(list(keys), dropna=False, observed=True)
@@ -513,23 +609,54 @@ def chi2_sf(x: float, df: int) -> float:
 # ---------------------------------------------------------------------------
 # Running over many files
 
-def run_local(files: Sequence[str], *, turns: bool = False, race_points: int = 6,
-              jobs: int = 1) -> Iterator[FileStats]:
-    """:func:`file_stats` of every file, in order, on ``jobs`` processes."""
-    from concurrent.futures import ProcessPoolExecutor
+def run_local(files: Sequence[str], *, turns: bool = False, race_points: int = 6, jobs: int = 1,
+              encoding: str | None = None, on_turns: Callable[[list[dict[str, Any]]], None] | None = None,
+              stdin: bytes | None = None) -> Iterator[FileStats]:
+    """:func:`file_stats` of every file, in order, on ``jobs`` processes.
+    A file too large to read at once is replayed here, its turn rows going to
+    ``on_turns`` game by game, so that no process holds a whole large file's rows."""
+    from collections import deque
     from functools import partial
 
-    work = partial(file_stats, turns=turns, race_points=race_points)
+    from .._workers import worker_pool
+
+    work = partial(file_stats, turns=turns, race_points=race_points, encoding=encoding)
     jobs = max(1, min(jobs, len(files), os.cpu_count() or 1))
-    if jobs == 1:
-        yield from map(work, files)
-        return
-    with ProcessPoolExecutor(jobs) as pool:
-        yield from pool.map(work, files, chunksize=max(1, min(16, len(files) // (jobs * 8))))
+    pool = worker_pool(jobs) if jobs > 1 else None
+    pending: deque[Any] = deque()
+    try:
+        for path in files:
+            if path == "-":
+                pending.append(partial(work, path, on_turns=on_turns, data=stdin))
+            elif pool is not None and not _large(path):
+                pending.append(pool.submit(work, path))
+            else:
+                pending.append(partial(work, path, on_turns=on_turns))
+            while pending and (len(pending) > 2 * jobs or not callable(pending[0]) and pending[0].done()):
+                first = pending.popleft()
+                yield first() if callable(first) else first.result()
+        for left in pending:
+            yield left() if callable(left) else left.result()
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def _large(path: str) -> bool:
+    from ..notation.source import IN_MEMORY
+
+    try:
+        return os.path.getsize(path) > IN_MEMORY
+    except OSError:
+        return False
+
+
+class ClusterError(NardtoolsError):
+    """The Dask scheduler named cannot be reached."""
 
 
 def run_dask(files: Sequence[str], *, turns: bool = False, race_points: int = 6,
-             scheduler: str | None = None, client: Any = None) -> Iterator[FileStats]:
+             scheduler: str | None = None, client: Any = None, encoding: str | None = None) -> Iterator[FileStats]:
     """The same on a Dask cluster (one task per file), yielding results as
     they complete: ``scheduler`` is a scheduler address, or a local cluster
     is started; an existing ``client`` may be given instead."""
@@ -539,13 +666,18 @@ def run_dask(files: Sequence[str], *, turns: bool = False, race_points: int = 6,
     cluster = None
     if own:
         if scheduler:
-            client = Client(scheduler)  # type: ignore[no-untyped-call]
+            try:
+                client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)  # type: ignore[no-untyped-call]
+            except (OSError, TimeoutError) as e:
+                raise ClusterError(f"cannot reach the Dask scheduler at {scheduler} within "
+                                   f"{SCHEDULER_TIMEOUT} s ({type(e).__name__}: {e})") from None
         else:
             cluster = LocalCluster(processes=True, n_workers=min(os.cpu_count() or 1, 4),  # type: ignore[no-untyped-call]
                                    threads_per_worker=1, dashboard_address=None)
             client = Client(cluster)  # type: ignore[no-untyped-call]
     try:
-        futures = client.map(file_stats, list(files), turns=turns, race_points=race_points, pure=False)
+        futures = client.map(file_stats, list(files), turns=turns, race_points=race_points, encoding=encoding,
+                             pure=False)
         for future in as_completed(futures):  # type: ignore[no-untyped-call]
             yield future.result()
             future.release()
@@ -558,20 +690,22 @@ def run_dask(files: Sequence[str], *, turns: bool = False, race_points: int = 6,
 
 def collect(paths: Iterable[str | Path], *, turns: bool = False, race_points: int = 6, jobs: int = 1,
             engine: str = "local", scheduler: str | None = None, sink: TableSink | GroupSink | None = None,
-            progress: Callable[[FileStats], None] | None = None) -> Archive:
+            progress: Callable[[FileStats], None] | None = None, encoding: str | None = None,
+            names: Names | None = None, stdin: bytes | None = None) -> Archive:
     """Replay every record under ``paths`` and fold the results into an
     :class:`Archive`.  With ``turns`` the turn rows go to ``sink`` (or are
     kept in memory without one)."""
-    from ..notation.validate import expand_paths
+    from ..notation.reading import expand_paths
 
     files = expand_paths(paths)
-    archive = Archive(sink=sink, keep_turns=turns and sink is None)
+    archive = Archive(sink=sink, keep_turns=turns and sink is None, names=names or Names())
     if engine == "dask":
-        stream = run_dask(files, turns=turns, race_points=race_points, scheduler=scheduler)
+        stream = run_dask(files, turns=turns, race_points=race_points, scheduler=scheduler, encoding=encoding)
     elif engine == "local":
-        stream = run_local(files, turns=turns, race_points=race_points, jobs=jobs)
+        stream = run_local(files, turns=turns, race_points=race_points, jobs=jobs, encoding=encoding,
+                           on_turns=archive.add_turns, stdin=stdin)
     else:
-        raise ValueError(f"unknown engine {engine!r}: local or dask")
+        raise AnalysisError(f"unknown engine {engine!r}: local or dask")
     for stats in stream:
         archive.add(stats)
         if progress is not None:

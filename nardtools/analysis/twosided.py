@@ -23,6 +23,7 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
+from ..errors import AnalysisError
 from ..position import Position
 from ._bearoff_kernel import rank, step
 from .bearoff import binomials, position_count, position_index
@@ -117,7 +118,7 @@ class TwoSidedTable:
     def index(self, counts: Sequence[int]) -> int:
         counts = tuple(counts) + (0,) * (6 - len(counts))
         if len(counts) > 6 or sum(counts) > self.checkers:
-            raise ValueError(f"{counts} does not fit the {self.checkers}-checker two-sided table")
+            raise AnalysisError(f"{counts} does not fit the {self.checkers}-checker two-sided table")
         return position_index(counts, 6)
 
     def p_win(self, mover: Sequence[int], opponent: Sequence[int]) -> float:
@@ -129,7 +130,7 @@ def two_sided_table(checkers: int) -> TwoSidedTable:
     """The exact table for up to ``checkers`` checkers a side (at most
     :data:`MAX_CHECKERS`)."""
     if not 1 <= checkers <= MAX_CHECKERS:
-        raise ValueError(f"two-sided tables cover 1 to {MAX_CHECKERS} checkers a side")
+        raise AnalysisError(f"two-sided tables cover 1 to {MAX_CHECKERS} checkers a side")
     from ._bearoff_kernel import enumerate_boards
 
     m = comb(6 + checkers, checkers)
@@ -166,8 +167,8 @@ def exact_p_win(position: Position) -> float:
     home, at most :data:`MAX_CHECKERS` checkers each; ValueError otherwise)."""
     sides = [position.mover, position.opponent]
     if any(side[25] or any(side[7:25]) for side in sides):
-        raise ValueError("the exact two-sided table needs both sides home (points 1-6)")
+        raise AnalysisError("the exact two-sided table needs both sides home (points 1-6)")
     n = max(sum(side[1:7]) for side in sides)
     if n > MAX_CHECKERS:
-        raise ValueError(f"the exact two-sided table covers at most {MAX_CHECKERS} checkers a side, not {n}")
+        raise AnalysisError(f"the exact two-sided table covers at most {MAX_CHECKERS} checkers a side, not {n}")
     return two_sided_table(max(n, 1)).p_win(position.mover[1:7], position.opponent[1:7])

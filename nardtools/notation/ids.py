@@ -47,6 +47,12 @@ class Setup:
     resigned: int = 0  # resignation on offer: 0 none, 1 single, 2 gammon, 3 backgammon
     game_state: int = 1  # gnubg: 0 none, 1 playing, 2 over, 3 resigned, 4 dropped
 
+    def __post_init__(self) -> None:
+        """Refuse a state no game can be in (the position checks itself)."""
+        problem = _setup_problem(self)
+        if problem:
+            raise InvalidPositionError(f"impossible game state for {self.position}: {problem}")
+
     @property
     def on_roll(self) -> int:
         """The player whose turn it is (who rolled, or must roll)."""
@@ -80,6 +86,25 @@ class Setup:
         if self.crawford:
             parts.append("crawford")
         return "; ".join(parts)
+
+
+def _setup_problem(setup: Setup) -> str:
+    """Why a setup cannot be, or ``""``."""
+    cube, length, score = setup.cube, setup.match_length, setup.score
+    if type(cube) is not int or cube < 1 or cube & (cube - 1) or cube > 2**MAX_CUBE_LOG:
+        return f"the cube is a power of two from 1 to {2**MAX_CUBE_LOG}, not {cube}"
+    if setup.cube_owner not in (None, 0, 1):
+        return f"the cube belongs to 0 (X), 1 (O) or nobody, not {setup.cube_owner!r}"
+    if setup.dice is not None and not (len(setup.dice) == 2 and all(1 <= d <= 6 for d in setup.dice)):
+        return f"dice are two numbers 1-6, not {setup.dice}"
+    if not 0 <= length <= MAX_MATCH_LENGTH:
+        return f"a match is 0 (money) to {MAX_MATCH_LENGTH} points, not {length}"
+    if min(score) < 0 or max(score) > MAX_MATCH_LENGTH:
+        return f"scores are 0 to {MAX_MATCH_LENGTH}, not {score[0]}-{score[1]}"
+    if length and max(score) >= length:
+        return (f"the score {score[0]}-{score[1]} has already won the {length}-point match "
+                f"(scores before a game are below the length)")
+    return ""
 
 
 # ---------------------------------------------------------------------------
@@ -237,7 +262,14 @@ def xg_position(setup: Setup) -> str:
     return xgid(setup)[5:31]
 
 
-_XGID = re.compile(r"(?:XGID=)?([-a-pA-P]{26}):(-?\d+):(-?\d+):(-?1):(\d\d|D|B|R):(\d+):(\d+):(\d+):(\d+)(?::(\d+))?")
+_XGID = re.compile(r"(?:XGID=)?([-a-pA-P]{26}):(-?\d{1,6}):(-?\d{1,6}):(-?\d{1,6}):(\d\d|D|B|R):(\d{1,6}):(\d{1,6}):"
+                   r"(\d{1,6}):(\d{1,6})(?::(\d{1,6}))?")
+#: The highest cube a position may carry (2**MAX_CUBE_LOG), as gnubg's Match ID allows.
+MAX_CUBE_LOG = 15
+#: The longest match a position may name (15 bits, as gnubg's Match ID allows).
+MAX_MATCH_LENGTH = 2**15 - 1
+#: Position notation longer than this is refused before it is read.
+MAX_NOTATION = 500
 
 
 def read_xgid(text: str) -> Setup:
@@ -248,6 +280,15 @@ def read_xgid(text: str) -> Setup:
     pos, cube_log, cube_pos, turn, dice, s_bottom, s_top, rules, length = m.groups()[:9]
     if dice in ("B", "R"):
         raise InvalidPositionError(f"bad XGID {text!r}: beaver/raccoon states are not supported")
+    if not 0 <= int(cube_log) <= MAX_CUBE_LOG:
+        raise InvalidPositionError(f"bad XGID {text!r}: the cube field is the cube's power of two, "
+                                   f"0 to {MAX_CUBE_LOG}, not {cube_log}")
+    if int(cube_pos) not in (-1, 0, 1):
+        raise InvalidPositionError(f"bad XGID {text!r}: the cube owner field is -1, 0 or 1, not {cube_pos}")
+    if int(turn) not in (-1, 1):
+        raise InvalidPositionError(f"bad XGID {text!r}: the turn field is 1 or -1, not {turn}")
+    if dice not in ("00", "D") and not ("1" <= dice[0] <= "6" and "1" <= dice[1] <= "6"):
+        raise InvalidPositionError(f"bad XGID {text!r}: dice are two digits 1-6, 00 or D, not {dice}")
     bottom, top = [0] * 26, [0] * 26
     for i, ch in enumerate(pos):
         if ch == "-":
@@ -287,7 +328,8 @@ def read_xgid(text: str) -> Setup:
 
 # ---------------------------------------------------------------------------
 
-_FIELD = re.compile(r"(dice) ([1-6])([1-6])|(cube) (\d+) (X|O|centre)|(score) (\d+)-(\d+)/(\d+)|(crawford)|(doubled)")
+_FIELD = re.compile(r"(dice) ([1-6])([1-6])|(cube) (\d{1,6}) (X|O|centre)|(score) (\d{1,6})-(\d{1,6})/(\d{1,6})"
+                    r"|(crawford)|(doubled)")
 
 
 def _read_fields(position: Position, fields: list[str], whole: str) -> Setup:
@@ -302,8 +344,6 @@ def _read_fields(position: Position, fields: list[str], whole: str) -> Setup:
             setup = dataclasses.replace(setup, dice=(int(m[2]), int(m[3])))
         elif m[4]:
             cube = int(m[5])
-            if cube < 1 or cube & (cube - 1):
-                raise InvalidPositionError(f"bad cube value {cube} in {whole!r}")
             owner = None if m[6] == "centre" else PLAYER_NAMES.index(m[6])
             setup = dataclasses.replace(setup, cube=cube, cube_owner=owner)
         elif m[7]:
@@ -315,24 +355,53 @@ def _read_fields(position: Position, fields: list[str], whole: str) -> Setup:
     return setup
 
 
-def parse_setup(text: str, kind: GameKind | str = GameKind.BACKGAMMON) -> Setup:
+def parse_setup(text: str, kind: GameKind | str | None = None) -> Setup:
     """Read any position notation: our text (with ``; dice 31; cube 2 X; ...``
     fields), ``PositionID[:MatchID]``, or an XGID.
+
+    A Position ID does not say its game: ``kind`` does (backgammon, gnubg's
+    game, when it is ``None``), or a ``long:`` prefix, which the Long Nardy
+    diagram writes before its IDs.
 
     >>> parse_setup("4HPwATDgc/ABMA:MIEFAAAAAAAA").dice
     (3, 1)
     >>> s = parse_setup("long O 24:15 / 24:14,4:1; dice 62; score 0-2/5")
     >>> s.dice, s.score, str(s) == "long O 24:15 / 24:14,4:1; dice 62; score 0-2/5"
     ((6, 2), (0, 2), True)
+    >>> parse_setup("long:AACA/z8AAID/Pw").position == Position.start("long")
+    True
     """
     text = text.strip()
+    if len(text) > MAX_NOTATION:
+        raise InvalidPositionError(f"position notation of {len(text)} characters is too long to be one "
+                                   f"(at most {MAX_NOTATION}): {text[:40]!r}...")
     if ";" in text:
         head, *fields = text.split(";")
         return _read_fields(parse_setup(head, kind).position, fields, text)
     if text.upper().startswith("XGID=") or _XGID.fullmatch(text):
         return read_xgid(text)
+    prefix, colon, rest = text.partition(":")
+    if colon and prefix.lower() in _GAME_PREFIXES:
+        if kind is not None and GameKind(kind) is not _GAME_PREFIXES[prefix.lower()]:
+            raise InvalidPositionError(f"{text!r} is a {prefix.lower()} Position ID, but the rules are for {kind}")
+        kind, text = _GAME_PREFIXES[prefix.lower()], rest
     head, _, tail = text.partition(":")
     if re.fullmatch(r"[A-Za-z0-9+/]{14}", head) and (not tail or re.fullmatch(r"[A-Za-z0-9+/]{12}", tail)):
-        position = position_from_id(head, kind)
+        position = position_from_id(head, kind or GameKind.BACKGAMMON)
         return read_match_id(tail, position) if tail else Setup(position)
     return Setup(Position.parse(text))
+
+
+_GAME_PREFIXES = {"long": GameKind.LONG, "backgammon": GameKind.BACKGAMMON}
+
+
+def game_id(setup: Setup) -> str:
+    """The Position ID as our diagrams print it: gnubg's for backgammon, with
+    the ``long:`` prefix for Long Nardy (so that reading it back gives the
+    same game).
+
+    >>> game_id(Setup(Position.start("long")))
+    'long:AACA/z8AAID/Pw'
+    """
+    prefix = "long:" if setup.position.kind is GameKind.LONG else ""
+    return prefix + setup.position_id

@@ -22,28 +22,29 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from ..dice import Roll
 from ..errors import InvalidPositionError
 from ..play import Play
 from .ids import Setup, read_snowie, read_xgid, snowie, xg_position
-from .record import Action, ActionKind, GameRecord, MatchRecord, RecordError
+from .record import MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError
+from .source import MAX_LINE, Overlong
 from .sniff import MAT_HEADER as _HEADER
 from .sniff import decode, looks_like_mat  # noqa: F401 - part of this module's interface
 
-_GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE)
-_SCORE = re.compile(r"^\s*(?P<n1>.*?)\s*:\s*(?P<s1>\d+)\s+(?P<n2>.*?)\s*:\s*(?P<s2>\d+)\s*$")
-_MOVE = re.compile(r"^\s*(\d+)\)")
-_TAG = re.compile(r'\[\s*([^"\]]+?)\s+"([^"]*)"\s*\]')
+_GAME = re.compile(r"^\s*Game\s+(\d{1,9})\s*$", re.IGNORECASE)
+_SCORE = re.compile(r"^\s*(?P<n1>.*?)\s*:\s*(?P<s1>\d{1,9})\s+(?P<n2>.*?)\s*:\s*(?P<s2>\d{1,9})\s*$")
+_MOVE = re.compile(r"^\s*(\d{1,9})\)")
+_TAG = re.compile(r'\[\s*([^"\]\s][^"\]]{0,80}?)\s+"([^"]*)"\s*\]')
 _CELL_START = re.compile(
     r"(?<!\S)(?:[1-6][1-6]:|(?:doubles|beavers|raccoons|takes|drops|passes|wins|losses|resigns)\b)",
     re.IGNORECASE,
 )
 _REPEATED_NUMBER = re.compile(r"(?<!\S)\d+\)(?!\S)")
 _DICE_CELL = re.compile(r"([1-6])([1-6]):\s*(.*)$")
-_CUBE_CELL = re.compile(r"(doubles|beavers|raccoons)\s*=>\s*(\d+)\s*$", re.IGNORECASE)
-_RESULT_CELL = re.compile(r"(wins|losses)\s+(\d+)\s+points?\b\s*(and\s+the\s+match)?\s*$", re.IGNORECASE)
+_CUBE_CELL = re.compile(r"(doubles|beavers|raccoons)\s*=>\s*(\d{1,9})\s*$", re.IGNORECASE)
+_RESULT_CELL = re.compile(r"(wins|losses)\s+(\d{1,9})\s+points?\b\s*(and\s+the\s+match)?\s*$", re.IGNORECASE)
 _RATING = re.compile(r",\s*\d+$")
 _SNOWIE = re.compile(r"illegal\s+play\s*\(([^)]*)\)\s*$", re.IGNORECASE)
 _SET_POS = re.compile(r";\s*Set\s+Pos\s*=\s*([-a-pA-P]{26})(?:\s*/\s*(\d+))?\s*$", re.IGNORECASE)
@@ -62,10 +63,43 @@ def read_mat(text: str, path: str = "") -> MatchRecord:
     (with line and column) and reading goes on; a file with no ``N point match``
     header raises :class:`RecordError`."""
     record = MatchRecord(path=path)
+    record.games = list(mat_games(text.split("\n"), record))
+    return record
+
+
+def mat_tags(lines: Iterable[str], record: MatchRecord) -> None:
+    """Gather a file's comments and tags into ``record`` (they may stand
+    anywhere, and a ``Variation`` tag decides every game's rules): the first
+    pass of a streaming read, before :func:`mat_games` with ``comments=False``."""
+    for raw in lines:
+        stripped = raw.strip()
+        if stripped and stripped[0] in ";#" and not _SET_POS.match(stripped):
+            record.comments.append(stripped[1:].strip())
+            record.tags.extend(_TAG.findall(stripped))
+
+
+def mat_games(lines: Iterable[str], record: MatchRecord, *, comments: bool = True) -> Iterator[GameRecord]:
+    """The games of ``.mat`` lines, each as soon as it has been read.  The
+    header's match length and the players' names go into ``record`` before the
+    first game comes out; so do the comments and tags unless ``comments`` is
+    false (see :func:`mat_tags`).  Syntax problems go to ``record.errors``; after
+    :data:`MAX_ERRORS` of them the rest of the file is not read."""
+    path = record.path
     game: GameRecord | None = None
     expect_score = False
     header_seen = False
-    for lineno, raw in enumerate(text.split("\n"), 1):
+
+    def error(message: str, lineno: int, col: int, line: str) -> None:
+        record.errors.append(RecordError(message, path=path, line=lineno, col=col, source_line=line))
+
+    for lineno, raw in enumerate(lines, 1):
+        if len(record.errors) >= MAX_ERRORS:
+            error(f"more than {MAX_ERRORS} problems: the rest of the file is not read", lineno, 1, "")
+            break
+        if isinstance(raw, Overlong):
+            error(f"a line of {raw.length:,} characters: no line of a record is longer than {MAX_LINE:,}",
+                  lineno, 1, "")
+            continue
         line = raw.lstrip("\ufeff").rstrip()
         stripped = line.strip()
         if not stripped:
@@ -74,8 +108,9 @@ def read_mat(text: str, path: str = "") -> MatchRecord:
             _set_position(stripped, lineno, game, record, line)
             continue
         if stripped[0] in ";#":
-            record.comments.append(stripped[1:].strip())
-            record.tags.extend(_TAG.findall(stripped))
+            if comments:
+                record.comments.append(stripped[1:].strip())
+                record.tags.extend(_TAG.findall(stripped))
             continue
         if not header_seen:
             m = _HEADER.match(line)
@@ -83,18 +118,18 @@ def read_mat(text: str, path: str = "") -> MatchRecord:
                 record.length = int(m[1])
                 header_seen = True
                 continue
-            record.errors.append(RecordError(
-                "expected the 'N point match' header", path=path, line=lineno, col=1, source_line=line))
+            error("expected the 'N point match' header", lineno, 1, line)
             continue
         m = _GAME.match(line)
         if m:
+            if game is not None:
+                _settle_boards(game)
+                yield game
             game = GameRecord(int(m[1]), (0, 0), lineno)
-            record.games.append(game)
             expect_score = True
             continue
         if game is None:
-            record.errors.append(RecordError(
-                "expected 'Game N' before moves", path=path, line=lineno, col=1, source_line=line))
+            error("expected 'Game N' before moves", lineno, 1, line)
             continue
         if expect_score:
             expect_score = False
@@ -105,15 +140,13 @@ def read_mat(text: str, path: str = "") -> MatchRecord:
                 if record.players == ("", ""):
                     record.players = names
                 continue
-            record.errors.append(RecordError(
-                "expected the score line 'name : score   name : score'", path=path, line=lineno,
-                col=1, source_line=line))
+            error("expected the score line 'name : score   name : score'", lineno, 1, line)
         _read_line(line, lineno, game, record)
+    if game is not None:
+        _settle_boards(game)
+        yield game
     if not header_seen:
         raise RecordError("not a .mat file: no 'N point match' header", path=path, line=1, col=1)
-    for g in record.games:
-        _settle_boards(g)
-    return record
 
 
 def _read_line(line: str, lineno: int, game: GameRecord, record: MatchRecord) -> None:
@@ -278,8 +311,9 @@ def write_mat(record: MatchRecord, plays: Mapping[int, str] | None = None) -> st
     """
     out: list[str] = []
     for key, value in record.tags:
-        out.append(f'; [{key} "{value}"]')
-    if record.tags:
+        out.append(f'; [{key} "{value.replace(chr(34), chr(39))}"]')
+    out += [f"; {c}" if c else ";" for c in record.comments if not _TAG.search(c)]
+    if record.tags or record.comments:
         out.append("")
     out += [f" {record.length} point match", ""]
     names = record.players
@@ -313,11 +347,26 @@ def _row(number: int, cells: list[str]) -> str:
 def export_mat(replayed: Any) -> str:
     """``.mat`` text for a replayed match (:class:`~nardtools.notation.replay.ReplayedMatch`):
     backgammon plays as GNU Backgammon writes them, Long Nardy plays in
-    canonical notation under ``; [Variation "LongNardy"]`` and a ``Ruleset`` tag."""
+    canonical notation under ``; [Variation "LongNardy"]`` and a ``Ruleset`` tag.
+
+    The ``.mat`` layout has no place for dice carried over (gul-bara): such a
+    record raises :class:`~nardtools.notation.convert.ConversionError`; what
+    else it cannot hold (comments in the movetext, glyphs, variations) is left
+    out, and :func:`~nardtools.notation.convert.convert` says so."""
+    from .convert import ConversionError, with_offers
+
     record = replayed.record
     long = replayed.ruleset.rules.is_long
+    for g in replayed.games:
+        carried = next((a for a in g.record.actions if a.part), None)
+        if carried is not None:
+            raise ConversionError(
+                f"game {g.record.number}, turn {carried.number}: the .mat format has no way to write dice "
+                f"carried over (+{''.join(map(str, carried.part))}: gul-bara's remainder or crazy gul-bara's "
+                "doubles); keep this record in the native format (.nrd)")
     plays = {id(t.action): (str(t.play) if long else gnubg_play(t.play))
              for g in replayed.games for t in g.turns}
+    games = [with_offers(g, plays) for g in replayed.games]
     # match-level tags only (a native record's first game carries per-game ones too)
     skip = {"variation", "ruleset", "ruleoptions", "options", "game", "x", "o", "matchlength",
             "score", "gamenumber", "result"}
@@ -331,9 +380,16 @@ def export_mat(replayed: Any) -> str:
     ruleset = replayed.ruleset
     if long or ruleset.base_name != "backgammon":
         tags.append(("Ruleset", ruleset.base_name))
-    changed = [f"{k}={v}" for k, v in ruleset.overrides().items() if k != "start"]  # start: Variation
+    overrides = ruleset.overrides()
+    changed = [f"{k}={v}" for k, v in overrides.items()
+               if k not in ("start", "cube-limit", "crawford", "cube")]  # said by Variation, CubeLimit, Crawford
     if changed:
         tags.append(("RuleOptions", ";".join(changed)))
-    copy = MatchRecord(record.path, "mat", record.length, record.players, tags, record.comments,
-                       record.games)
+    if {"cube", "cube-limit"} & set(overrides):
+        tags = [(k, v) for k, v in tags if k.lower() != "cubelimit"] + [
+            ("CubeLimit", str(rules.cube_limit if rules.cube else 1))]
+    if "crawford" in overrides:
+        tags = [(k, v) for k, v in tags if k.lower() != "crawford"] + [("Crawford", "On" if rules.crawford else "Off")]
+    notes = [c for c in record.comments if not _TAG.search(c)]
+    copy = MatchRecord(record.path, "mat", record.length, record.players, tags, notes, games)
     return write_mat(copy, plays)

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from ..dice import Roll
 from ..errors import InvalidPositionError
 from ..position import Position
-from .record import Action, ActionKind, GameRecord, MatchRecord, RecordError
+from .record import MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError
+from .source import MAX_LINE, Overlong
 from .sniff import looks_native  # noqa: F401 - part of this module's interface
 
 if TYPE_CHECKING:
@@ -45,47 +46,98 @@ TAG_ORDER = ("Game", "Ruleset", "Options", "Event", "Site", "Date", "Round", "X"
 _TAG_START = re.compile(r"^\s*\[")
 
 
-def _chunks(text: str) -> list[tuple[int, str]]:
+def _chunks(lines: Iterable[str], record: MatchRecord) -> Iterator[tuple[int, str]]:
     """``(first line number, text)`` of each game: a game starts at a tag line
-    that follows movetext."""
-    lines = text.split("\n")
-    chunks: list[tuple[int, list[str]]] = []
+    that follows movetext.  An overlong line is reported and left out."""
+    start, body = 0, []  # type: tuple[int, list[str]]  # the game being gathered
     in_tags = False
     for i, line in enumerate(lines, 1):
+        if isinstance(line, Overlong):
+            record.errors.append(RecordError(
+                f"a line of {line.length:,} characters: no line of a record is longer than {MAX_LINE:,}",
+                path=record.path, line=i, col=1))
+            line = ""
         is_tag = bool(_TAG_START.match(line))
-        if is_tag and not in_tags:
-            chunks.append((i, []))
+        if is_tag and not in_tags and body:
+            if "\n".join(body).strip():
+                yield start, "\n".join(body)
+            body = []
+        if not body:
+            start = i
         in_tags = is_tag or (in_tags and not line.strip())
-        if not chunks:
-            chunks.append((i, []))
-        chunks[-1][1].append(line)
-    return [(start, "\n".join(body)) for start, body in chunks if "\n".join(body).strip()]
+        body.append(line)
+    if "\n".join(body).strip():
+        yield start, "\n".join(body)
 
 
 def read_native(text: str, path: str = "") -> MatchRecord:
     """Read native text into a record (syntax only; replay judges legality)."""
+    record = MatchRecord(path=path, format="nrd")
+    record.games = list(native_games(text.split("\n"), record))
+    return record
+
+
+def native_games(lines: Iterable[str], record: MatchRecord) -> Iterator[GameRecord]:
+    """The games of native lines, each as soon as it has been read; the first
+    game's tags name the match (players, length) in ``record``.  Syntax
+    problems go to ``record.errors`` (after :data:`MAX_ERRORS` the rest of the
+    file is not read)."""
     import pyparsing as pp
 
     from .native_grammar import GAME
 
-    record = MatchRecord(path=path, format="nrd")
-    for first_line, chunk in _chunks(text):
+    number = 0
+    for first_line, chunk in _chunks(lines, record):
+        if len(record.errors) >= MAX_ERRORS:
+            record.errors.append(RecordError(f"more than {MAX_ERRORS} problems: the rest of the file is not read",
+                                             path=record.path, line=first_line, col=1))
+            return
+        deep = _too_deep(chunk)
+        if deep is not None:
+            line, col = _where(chunk, deep, first_line)
+            record.errors.append(RecordError(
+                f"variations nested more than {MAX_NESTING} deep: the game is not read", path=record.path,
+                line=line, col=col))
+            continue
         try:
             nodes = GAME.parse_string(chunk, parse_all=True)
         except pp.ParseBaseException as e:
             record.errors.append(RecordError(
                 f"expected {_expected(e)}, found {e.line[e.col - 1:e.col + 11].strip()!r}" if e.line.strip()
-                else f"expected {_expected(e)}", path=path, line=first_line + e.lineno - 1,
+                else f"expected {_expected(e)}", path=record.path, line=first_line + e.lineno - 1,
                 col=e.col, source_line=e.line))
             continue
-        game = _build(list(nodes), chunk, first_line, len(record.games) + 1, record)
-        record.games.append(game)
-    if record.games:
-        first = dict(record.games[0].tags)
-        record.tags = list(record.games[0].tags)
-        record.players = (first.get("X", ""), first.get("O", ""))
-        record.length = int(first.get("MatchLength", "0") or 0)
-    return record
+        number += 1
+        game = _build(list(nodes), chunk, first_line, number, record)
+        if number == 1:
+            first = dict(game.tags)
+            record.tags = list(game.tags)
+            record.players = (first.get("X", ""), first.get("O", ""))
+            length = first.get("MatchLength", "0") or "0"
+            record.length = int(length) if length.isdigit() and len(length) <= 9 else 0
+            if record.length == 0 and length != "0":
+                record.errors.append(RecordError(f"MatchLength {length[:20]!r} is not a number of points",
+                                                 path=record.path, line=first_line, col=1))
+        yield game
+
+
+#: The deepest nesting of variations the reader follows.
+MAX_NESTING = 16
+_NESTING = re.compile(r'\{[^}]*\}|"(?:[^"\\]|\\.)*"|[()]')
+
+
+def _too_deep(chunk: str) -> int | None:
+    """The offset of the first ``(`` nested deeper than :data:`MAX_NESTING`
+    outside comments and strings, or ``None``."""
+    depth = 0
+    for m in _NESTING.finditer(chunk):
+        if m[0] == "(":
+            depth += 1
+            if depth > MAX_NESTING:
+                return m.start()
+        elif m[0] == ")":
+            depth = max(0, depth - 1)
+    return None
 
 
 def _expected(e: pp.ParseBaseException) -> str:
@@ -97,11 +149,14 @@ def _build(nodes: list[Any], chunk: str, first_line: int, number: int, record: M
     tags = [(n[2], n[3]) for n in nodes if n[0] == "tag"]
     info = dict(tags)
     score = (0, 0)
-    m = re.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*", info.get("Score", ""))
+    m = re.fullmatch(r"\s*(\d{1,9})\s*-\s*(\d{1,9})\s*", info.get("Score", ""))
     if m:
         score = (int(m[1]), int(m[2]))
-    game = GameRecord(int(info.get("GameNumber", number) or number), score,
-                      first_line, tags=tags)
+    given = info.get("GameNumber", "")
+    game = GameRecord(int(given) if given.isdigit() and len(given) <= 9 else number, score, first_line, tags=tags)
+    if given and not (given.isdigit() and len(given) <= 9):
+        record.errors.append(RecordError(f"GameNumber {given[:20]!r} is not a number", path=record.path,
+                                         line=first_line, col=1))
     actions, closing = _actions([n for n in nodes if n[0] != "tag"], chunk, first_line, record)
     game.actions = actions
     game.closing = closing
@@ -200,12 +255,22 @@ def _tags_in_order(tags: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
+def _quoted(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _comment(text: str) -> str:
+    """A comment in braces; a closing brace inside becomes a parenthesis (the
+    format has no escape there)."""
+    return "{" + text.replace("}", ")") + "}"
+
+
 def _action_text(a: Action, plays: dict[int, str]) -> str:
     side = "XO"[a.player]
-    parts = [f"{{{c}}}" for c in a.before]
+    parts = [_comment(c) for c in a.before]
     if a.kind is ActionKind.SET_BOARD:
         dice = f"{side} {a.dice_order[0]}{a.dice_order[1]}: " if a.dice_order else ""
-        parts.append(f'{dice}= "{a.board}"')
+        parts.append(f'{dice}= "{_quoted(str(a.board))}"')
     elif a.kind is ActionKind.ROLL:
         play = plays.get(id(a), a.play or "")
         if a.part:
@@ -223,7 +288,7 @@ def _action_text(a: Action, plays: dict[int, str]) -> str:
     else:
         parts.append(f"{side} {a.kind.value}")
     parts += list(a.glyphs)
-    parts += [f"{{{c}}}" for c in a.after]
+    parts += [_comment(c) for c in a.after]
     for variation in a.variations:
         parts.append("(" + " ".join(_action_text(v, plays) for v in variation) + ")")
     return " ".join(parts)
@@ -239,7 +304,7 @@ def write_native(record: MatchRecord, plays: dict[int, str] | None = None,
         tags = list(game.tags)
         if results and id(game) in results:
             tags = [(k, v) for k, v in tags if k != "Result"] + [("Result", results[id(game)])]
-        lines = [f'[{k} "{v}"]' for k, v in _tags_in_order(tags)]
+        lines = [f'[{k} "{_quoted(v)}"]' for k, v in _tags_in_order(tags)]
         lines.append("")
         for number, left_action, right_action in game.rows():
             if number == 0 and left_action is not None:  # a board edit on its own
@@ -255,14 +320,20 @@ def write_native(record: MatchRecord, plays: dict[int, str] | None = None,
                 row.append(_action_text(right_action, plays))
             lines.append(" ".join(row))
         result = game.result
-        lines += [f"{{{c}}}" for c in game.closing]
+        lines += [_comment(c) for c in game.closing]
         lines.append(_action_text(result, plays) if result else "*")
         blocks.append("\n".join(lines) + "\n")
     return "\n".join(blocks)
 
 
+#: ``.mat`` tags that the native tags above say in their own way.
+_MAT_SAID = {"variation", "ruleset", "ruleoptions", "options", "event", "site", "round", "eventdate",
+             "cubelimit", "crawford"}
+
+
 def game_tags(record: MatchRecord, game: GameRecord, ruleset: Any, result: str) -> list[tuple[str, str]]:
-    """Tags for a game converted from another format (``.mat``)."""
+    """Tags for a game converted from another format (``.mat``); the record's
+    other tags (a site's match ID, ratings, clock) are kept as they are."""
     tags = [("Game", ruleset.rules.game.value), ("Ruleset", ruleset.base_name)]
     changed = [f"{k}={v}" for k, v in ruleset.overrides().items()]
     if changed:
@@ -273,31 +344,54 @@ def game_tags(record: MatchRecord, game: GameRecord, ruleset: Any, result: str) 
     if record.tag("EventDate"):
         tags.append(("Date", record.tag("EventDate")))
     tags += [("X", record.players[0]), ("O", record.players[1]), ("MatchLength", str(record.length)),
-             ("Score", f"{game.score[0]}-{game.score[1]}"), ("GameNumber", str(game.number)),
-             ("Result", result)]
-    return tags
+             ("Score", f"{game.score[0]}-{game.score[1]}"), ("GameNumber", str(game.number))]
+    named = {k.lower() for k, _ in tags}
+    kept: dict[str, tuple[str, str]] = {}
+    for k, v in record.tags:
+        key = _tag_name(k)
+        if k.lower() not in _MAT_SAID and key.lower() not in named and key:
+            kept[key.lower()] = (key, v)
+    return tags + list(kept.values()) + [("Result", result)]
+
+
+def _tag_name(name: str) -> str:
+    """A tag name the native grammar reads: words of letters, digits, ``_`` and ``-``."""
+    return " ".join("".join(c if c.isascii() and (c.isalnum() or c in "_-") else "_" for c in word)
+                    for word in name.split())
 
 
 def export_native(replayed: Any) -> str:
     """Canonical native text for a replayed match (any source format): plays
-    in canonical notation, each game's tags and its result with the outcome kind."""
+    in canonical notation, cube offers with their value, each game's tags and
+    its result with the outcome kind.  A ``.mat`` file's comment lines come
+    before the first game's first action."""
+    from .convert import with_offers
+
     record = replayed.record
     plays = {id(t.action): str(t.play) for g in replayed.games for t in g.turns}
     copy = dataclasses.replace(record, games=[])
+    notes = tuple(c for c in record.comments if not _MAT_TAG.search(c)) if record.format == "mat" else ()
     for g in replayed.games:
+        grec = with_offers(g, plays)
         outcome = g.game.outcome
         actions = [dataclasses.replace(a, note=str(outcome.kind))
                    if a.kind is ActionKind.WIN and outcome is not None and a.player == outcome.winner
-                   and not a.note else a for a in g.record.actions]
-        for a_new, a_old in zip(actions, g.record.actions):
+                   and not a.note else a for a in grec.actions]
+        for a_new, a_old in zip(actions, grec.actions):
             if id(a_old) in plays:
                 plays[id(a_new)] = plays[id(a_old)]
+        if notes and actions:
+            actions[0] = dataclasses.replace(actions[0], before=notes + actions[0].before)
+            notes = ()
         win = next((a for a in actions if a.kind is ActionKind.WIN), None)
         result = "*"
         if win is not None:
             unit = "point" if win.value == 1 else "points"
             result = f"{'XO'[win.player]} wins {win.value} {unit}" + (f" ({win.note})" if win.note else "")
         tags = list(g.record.tags) if record.format == "nrd" else game_tags(record, g.record, replayed.ruleset, result)
-        copy.games.append(dataclasses.replace(g.record, actions=actions,
+        copy.games.append(dataclasses.replace(grec, actions=actions,
                                               tags=[(k, v) for k, v in tags if k != "Result"] + [("Result", result)]))
     return write_native(copy, plays)
+
+
+_MAT_TAG = re.compile(r'\[\s*[^"\]\s][^"\]]{0,80}?\s+"[^"]*"\s*\]')

@@ -22,7 +22,7 @@ def _node(kind: str):  # type: ignore[no-untyped-def]
     return action
 
 
-NAME = pp.Word(pp.alphanums + "_-").set_name("tag name")
+NAME = pp.Regex(r"[A-Za-z0-9_-]+(?: [A-Za-z0-9_-]+)*").set_name("tag name")
 STRING = pp.QuotedString('"', esc_char="\\").set_name("quoted value")
 TAG = (pp.Suppress("[") + NAME + STRING + pp.Suppress("]")).set_name("tag").add_parse_action(_node("tag"))
 
@@ -38,14 +38,16 @@ BOARD_TEXT = (pp.Suppress("=") + STRING).set_name('= "position"').set_parse_acti
 ROLL = (SIDE + DICE - pp.Optional(BOARD_TEXT | PLAY, default="")).set_name("roll").add_parse_action(_node("roll"))
 BOARD = BOARD_TEXT.copy().set_name("board edit").add_parse_action(lambda s, loc, t: ("board", loc, t[0][1]))
 CUBE_WORD = pp.one_of("double take drop beaver resign", as_keyword=True).set_name("cube word")
-CUBE = (SIDE + CUBE_WORD + pp.Optional(pp.Suppress("=>") + pp.common.integer, default=0)).set_name(
+#: A count that fits the records' numbers (a longer run of digits is not one).
+COUNT = pp.Regex(r"\d{1,9}(?!\d)").set_name("number").set_parse_action(lambda t: int(t[0]))
+CUBE = (SIDE + CUBE_WORD + pp.Optional(pp.Suppress("=>") + COUNT, default=0)).set_name(
     "cube action").add_parse_action(_node("cube"))
-NUMBER = pp.Regex(r"\d+\.(?:\.\.)?").set_name("move number").add_parse_action(_node("number"))
+NUMBER = pp.Regex(r"\d{1,9}\.(?:\.\.)?").set_name("move number").add_parse_action(_node("number"))
 COMMENT = pp.QuotedString("{", end_quote_char="}", multiline=True).set_name("comment").add_parse_action(
     _node("comment"))
 GLYPH = pp.Regex(r"!!|\?\?|!\?|\?!|!|\?").set_name("glyph").add_parse_action(_node("glyph"))
 RESULT = (
-    (SIDE + pp.Keyword("wins") + pp.common.integer + pp.one_of("point points", as_keyword=True)
+    (SIDE + pp.Keyword("wins") + COUNT + pp.one_of("point points", as_keyword=True)
      + pp.Optional(pp.Suppress("(") + pp.Word(pp.alphas + "-") + pp.Suppress(")"), default=""))
     .set_name("result").add_parse_action(lambda s, loc, t: ("result", loc, t[0], t[2], t[4]))
     | pp.Literal("*").add_parse_action(lambda s, loc, t: ("result", loc, "", 0, ""))

@@ -15,6 +15,10 @@ from ..errors import NardtoolsError
 from ..position import Position
 
 
+#: Syntax problems a reader reports in one file before it stops reading it.
+MAX_ERRORS = 1000
+
+
 class RecordError(NardtoolsError, ValueError):
     """A record that cannot be read, with its location."""
 
@@ -119,6 +123,8 @@ class MatchRecord:
     comments: list[str] = field(default_factory=list)
     games: list[GameRecord] = field(default_factory=list)
     errors: list[RecordError] = field(default_factory=list)  # syntax problems found while reading
+    encoding: str = "utf-8"  # the text encoding the file was read in
+    encoding_why: str = ""  # how it was chosen: detected from what, or given
 
     @property
     def names(self) -> tuple[str, str]:

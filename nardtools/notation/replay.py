@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from ..dice import Dice, Roll
 from ..engine import legal_plays
@@ -91,6 +91,7 @@ class ReplayedGame:
     problems: list[Problem] = field(default_factory=list)
     stopped: bool = False  # replay stopped at an error
     edits: list[tuple[int, Action]] = field(default_factory=list)  # board edits, after this many turns
+    offers: dict[int, int] = field(default_factory=dict)  # id(double or beaver action) -> the cube offered
 
     @property
     def complete(self) -> bool:
@@ -114,8 +115,7 @@ class ReplayedMatch:
     @property
     def reading_problems(self) -> list[Problem]:
         """Syntax problems found while reading, as problems."""
-        return [Problem(self.record.path, e.line, e.col, 0, 0, "", "", "syntax", e.bare_message)
-                for e in self.record.errors]
+        return reading_problems(self.record)
 
     @property
     def errors(self) -> list[Problem]:
@@ -162,6 +162,11 @@ class ReplayedMatch:
         raise GameStateError(f"{self.record.path}: no game {number}")
 
 
+def reading_problems(record: MatchRecord) -> list[Problem]:
+    """The syntax problems found while reading ``record``, as problems."""
+    return [Problem(record.path, e.line, e.col, 0, 0, "", "", "syntax", e.bare_message) for e in record.errors]
+
+
 def record_ruleset(record: MatchRecord, rules: str | None = None,
                    options: Mapping[str, str] | None = None) -> Ruleset:
     """The ruleset a record is replayed under: ``rules`` if given, else its
@@ -174,8 +179,13 @@ def record_ruleset(record: MatchRecord, rules: str | None = None,
         if variation.startswith(key):
             name = name or base
             extra.update(opts)
-    if record.tag("CubeLimit") == "1":
+    limit = record.tag("CubeLimit").strip()
+    if limit == "1":
         extra["cube"] = "no"
+    elif limit.isdigit() and len(limit) <= 6 and int(limit) > 1:
+        extra["cube-limit"] = str(int(limit))
+    if record.tag("Crawford").strip().lower() == "off":
+        extra["crawford"] = "no"
     for item in filter(None, (record.tag("RuleOptions") or record.tag("Options")).split(";")):
         key, _, value = item.partition("=")
         extra[key.strip()] = value.strip()
@@ -190,9 +200,23 @@ def replay_match(record: MatchRecord, *, rules: str | None = None,
     """Replay every game of a record; see the module docstring."""
     ruleset = record_ruleset(record, rules, options)
     result = ReplayedMatch(record, ruleset)
+    result.games = list(replay_games(record, record.games, ruleset, lenient=lenient))
+    return result
+
+
+def replay_games(record: MatchRecord, games: Iterable[GameRecord], ruleset: Ruleset | None = None, *,
+                 rules: str | None = None, options: Mapping[str, str] | None = None,
+                 lenient: bool = False) -> Iterator[ReplayedGame]:
+    """Replay games one by one as they are read (see
+    :func:`~nardtools.notation.reading.open_record`): memory stays bounded by
+    one game.  The ruleset is ``ruleset``, else the record's (found once its
+    first game is read: a native record names it there)."""
     crawford_done = False
-    length = record.length
-    for grec in record.games:
+    previous: ReplayedGame | None = None
+    for grec in games:
+        if ruleset is None:
+            ruleset = record_ruleset(record, rules, options)
+        length = record.length
         crawford = False
         if length and ruleset.rules.crawford and not crawford_done:
             at_point = [s == length - 1 for s in grec.score]
@@ -200,17 +224,26 @@ def replay_match(record: MatchRecord, *, rules: str | None = None,
                 crawford_done = True
                 crawford = not all(at_point)
         game = Game(ruleset, length, grec.score, crawford, lenient=lenient)
-        replayed = _replay_game(grec, game, record)
-        result.games.append(replayed)
-        if not replayed.stopped and not replayed.complete and grec.actions:
-            last = grec.actions[-1]
-            final = grec is record.games[-1]
-            replayed.problems.append(Problem(
-                record.path, last.line + 1, 1, grec.number, last.number, "", "", "incomplete-game",
-                f"game {grec.number} ends without a result" + (
-                    " (the match was abandoned)" if final else " before the next game starts"),
-                severity="warning" if final else "error"))
-    return result
+        if previous is not None:
+            _check_ended(previous, record, final=False)
+            yield previous
+        previous = _replay_game(grec, game, record)
+    if previous is not None:
+        _check_ended(previous, record, final=True)
+        yield previous
+
+
+def _check_ended(replayed: ReplayedGame, record: MatchRecord, final: bool) -> None:
+    """A game record without a result: an error before the next game, a
+    warning at the end of the file (the match was abandoned)."""
+    grec = replayed.record
+    if not replayed.stopped and not replayed.complete and grec.actions:
+        last = grec.actions[-1]
+        replayed.problems.append(Problem(
+            record.path, last.line + 1, 1, grec.number, last.number, "", "", "incomplete-game",
+            f"game {grec.number} ends without a result" + (
+                " (the match was abandoned)" if final else " before the next game starts"),
+            severity="warning" if final else "error"))
 
 
 def _player(record: MatchRecord, player: int) -> str:
@@ -274,6 +307,7 @@ def _run(actions: list[Action], game: Game, out: ReplayedGame, problem: Any, rec
                             f"{_player(record, game.on_roll)} is on roll")
                     return True
                 game.double()
+                out.offers[id(a)] = game.cube * 2
                 if a.value and a.value != game.cube * 2:
                     problem(a, "cube-value", f"doubles to {a.value}, but the cube is at {game.cube}",
                             severity="warning")
@@ -283,6 +317,7 @@ def _run(actions: list[Action], game: Game, out: ReplayedGame, problem: Any, rec
                 game.drop()
             elif a.kind is ActionKind.BEAVER:
                 game.beaver()
+                out.offers[id(a)] = game.cube * 4
             elif a.kind is ActionKind.RESIGN:
                 # "Resigns": the opponent's "Wins N" that must follow gives the level
                 if nxt is None or nxt.kind is not ActionKind.WIN or nxt.player == a.player:
@@ -417,4 +452,4 @@ def replay_text(text: str, *, path: str = "", **kw: Any) -> ReplayedMatch:
 
 
 __all__ = ["Problem", "ReplayedGame", "ReplayedMatch", "ReplayedTurn", "record_ruleset",
-           "replay_match", "replay_text"]
+           "replay_games", "replay_match", "replay_text"]

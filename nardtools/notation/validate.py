@@ -3,7 +3,8 @@
 :func:`validate_paths` walks files and directories, detects each file's format,
 replays every game and yields one :class:`FileReport` per file, in order; a
 file that cannot be read is reported, never fatal.  With ``jobs > 1`` files are
-validated in worker processes.
+validated in worker processes.  A file is read and replayed one game at a
+time, so memory is bounded by its largest game, not by its size.
 
 A plain backgammon ``.mat`` file is first shown to the compiled check
 (``nardtools._fastmat``, when it was built): it vouches for a file only when it
@@ -16,17 +17,16 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._workers import worker_pool
 from ..errors import NardtoolsError
-from .sniff import decode, detect_format
+from .reading import RECORD_SUFFIXES, expand_paths, open_record, read_record
 
 if TYPE_CHECKING:
-    from .record import MatchRecord
     from .replay import Problem
 
 _vouch: Callable[[bytes], tuple[int, int, int] | None] | None = None
@@ -36,10 +36,11 @@ if os.environ.get("NARDTOOLS_ENGINE", "") != "reference":
     except ImportError:  # pragma: no cover - built without a C compiler
         pass
 
-#: File endings looked at inside directories.
-RECORD_SUFFIXES = (".mat", ".txt", ".nrd")
-#: Readers by format name (module, function), imported when first needed.
-READERS = {"mat": ("mat", "read_mat"), "nrd": ("native", "read_native")}
+__all__ = ["RECORD_SUFFIXES", "FileReport", "expand_paths", "read_record", "replay_file", "validate_file",
+           "validate_paths", "vouched"]
+
+#: Files larger than this are not shown to the compiled check (it holds a file whole).
+_VOUCH_LIMIT = 8 << 20
 
 
 @dataclass
@@ -53,6 +54,8 @@ class FileReport:
     turns: int = 0
     problems: list[Problem] = field(default_factory=list)
     unreadable: str = ""  # why the file could not be read at all
+    encoding: str = "utf-8"  # the encoding the file was read in
+    encoding_why: str = ""  # detected from what, or given
 
     @property
     def errors(self) -> list[Problem]:
@@ -61,114 +64,81 @@ class FileReport:
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form of ``nardtools validate --format json``."""
-        return {"path": self.path, "format": self.format, "games": self.games,
-                "complete_games": self.complete_games, "turns": self.turns,
+        return {"path": self.path, "format": self.format, "encoding": self.encoding,
+                "games": self.games, "complete_games": self.complete_games, "turns": self.turns,
                 "unreadable": self.unreadable or None,
                 "errors": [p.as_dict() for p in self.errors],
                 "warnings": [p.as_dict() for p in self.problems if p.severity != "error"]}
 
 
-def read_record(path: str | Path, data: bytes | None = None) -> MatchRecord:
-    """Read a record file of any known format (``data``: its bytes, if already read).
-
-    Raises :class:`RecordError` when the file cannot be read or its format is unknown."""
-    from .record import RecordError
-
-    try:
-        text = decode(Path(path).read_bytes() if data is None else data)
-    except OSError as e:
-        raise RecordError(f"cannot read: {e.strerror or e}", path=str(path)) from None
-    fmt = detect_format(text)
-    if fmt is None:
-        raise RecordError("unknown format: neither a native record nor a .mat file", path=str(path))
-    module, reader = READERS[fmt]
-    read: Callable[[str, str], MatchRecord] = getattr(import_module(f".{module}", __package__), reader)
-    return read(text, str(path))
-
-
 def vouched(path: str, rules: str | None = None, options: Mapping[str, str] | None = None,
-            lenient: bool = False, data: bytes | None = None) -> FileReport | None:
+            lenient: bool = False, encoding: str | None = None, data: bytes | None = None) -> FileReport | None:
     """The report of a file the compiled check vouches for (clean, and read
     under the file's own rules), else ``None``: the file must be replayed."""
-    if _vouch is None or rules is not None or options or lenient:
+    if _vouch is None or rules is not None or options or lenient or encoding:
         return None
     try:
-        counts = _vouch(Path(path).read_bytes() if data is None else data)
+        if data is None:
+            if path == "-" or os.path.getsize(path) > _VOUCH_LIMIT:
+                return None
+            data = Path(path).read_bytes()
+        counts = _vouch(data)
     except OSError:
         return None  # the replay reports it
     if counts is None:
         return None
     games, complete, turns = counts
-    return FileReport(path, "mat", games=games, complete_games=complete, turns=turns)
+    return FileReport(path, "mat", games=games, complete_games=complete, turns=turns, encoding_why="ASCII")
 
 
 def validate_file(path: str, rules: str | None = None, options: Mapping[str, str] | None = None,
-                  lenient: bool = False) -> FileReport:
+                  lenient: bool = False, encoding: str | None = None, data: bytes | None = None) -> FileReport:
     """Validate one file: the compiled check's word for it, or its replay."""
-    try:
-        data: bytes | None = Path(path).read_bytes()
-    except OSError:
-        data = None  # the replay's reader says why
-    quick = vouched(path, rules, options, lenient, data) if data is not None else None
-    return quick or replay_file(path, rules, options, lenient, data)
+    quick = vouched(path, rules, options, lenient, encoding, data)
+    return quick or replay_file(path, rules, options, lenient, encoding, data)
 
 
 def replay_file(path: str, rules: str | None = None, options: Mapping[str, str] | None = None,
-                lenient: bool = False, data: bytes | None = None) -> FileReport:
-    """Read and replay one file (``data``: its bytes, if already read)."""
+                lenient: bool = False, encoding: str | None = None, data: bytes | None = None) -> FileReport:
+    """Read and replay one file, a game at a time (``data``: its bytes, if already read)."""
     from .record import RecordError
-    from .replay import replay_match
+    from .replay import replay_games
 
     try:
-        record = read_record(path, data)
+        record, games = open_record(path, data, encoding)
     except RecordError as e:
         return FileReport(path, "?", unreadable=e.bare_message)
-    fmt = record.format
+    report = FileReport(path, record.format, encoding=record.encoding, encoding_why=record.encoding_why)
+    problems: list[Problem] = []
     try:
-        replayed = replay_match(record, rules=rules, options=options, lenient=lenient)
+        for replayed in replay_games(record, games, rules=rules, options=options, lenient=lenient):
+            report.games += 1
+            report.complete_games += replayed.complete
+            report.turns += len(replayed.turns)
+            problems += replayed.problems
+    except RecordError as e:  # the text stopped being readable part of the way
+        report.unreadable = e.bare_message
     except NardtoolsError as e:  # e.g. an unknown ruleset named in the file
-        return FileReport(path, fmt, unreadable=str(e))
-    return FileReport(path, fmt, games=len(replayed.games),
-                      complete_games=sum(g.complete for g in replayed.games),
-                      turns=replayed.turns, problems=replayed.problems)
+        report.unreadable = str(e)
+    from .replay import reading_problems
+
+    report.problems = reading_problems(record) + problems
+    return report
 
 
-def _looks_like_record(path: Path) -> bool:
-    if path.suffix.lower() == ".mat":
-        return True
-    try:
-        with path.open("rb") as f:
-            head = f.read(8192)
-    except OSError:
-        return True  # let validation report it
-    return detect_format(decode(head)) is not None
-
-
-def expand_paths(paths: Iterable[str | Path]) -> list[str]:
-    """Files named, and record files found below directories named, sorted.
-    Inside directories ``.mat`` files are taken, and ``.txt`` files that hold a
-    ``N point match`` header."""
-    files: list[str] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            files.extend(sorted(str(f) for f in p.rglob("*") if f.is_file()
-                                and f.suffix.lower() in RECORD_SUFFIXES and _looks_like_record(f)))
-        else:
-            files.append(str(p))
-    return files
-
-
-def _replay_job(args: tuple[str, str | None, Mapping[str, str] | None, bool]) -> FileReport:
+def _replay_job(args: tuple[Any, ...]) -> FileReport:
     return replay_file(*args)
 
 
 def validate_paths(files: list[str], rules: str | None = None, options: Mapping[str, str] | None = None,
-                   lenient: bool = False, jobs: int = 1) -> Iterator[FileReport]:
-    """Validate ``files`` (see :func:`expand_paths`), yielding reports in order.
+                   lenient: bool = False, jobs: int = 1, encoding: str | None = None,
+                   stdin: bytes | None = None) -> Iterator[FileReport]:
+    """Validate ``files`` (see :func:`expand_paths`; ``-`` is ``stdin``),
+    yielding reports in order.
 
     Files the compiled check vouches for are settled here at once; the others
     are replayed, in ``jobs`` worker processes when there are several."""
-    work = [(f, rules, dict(options or {}), lenient) for f in files]
+    work = [(f, rules, dict(options or {}), lenient, encoding, stdin if f == "-" else None) for f in files]
     jobs = max(1, min(jobs, len(work), os.cpu_count() or 1))
     if jobs == 1:
         yield from (validate_file(*w) for w in work)
@@ -182,9 +152,7 @@ def validate_paths(files: list[str], rules: str | None = None, options: Mapping[
                 pending.append(quick)
             else:
                 if pool is None:
-                    from concurrent.futures import ProcessPoolExecutor
-
-                    pool = ProcessPoolExecutor(jobs)
+                    pool = worker_pool(jobs)
                 pending.append(pool.submit(_replay_job, w))
             while pending and (isinstance(pending[0], FileReport) or pending[0].done()):
                 first = pending.popleft()

@@ -20,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from ..errors import AnalysisError
 from .._io import write_atomically
 from ..play import Play
 from ..position import BAR, GameKind, Position
@@ -184,7 +185,7 @@ def save_board(path: str | Path, setup: Setup | Position, **options: object) -> 
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
-        raise ValueError(f"{path}: board images are .png or .svg, not {path.suffix or 'no suffix'}")
+        raise AnalysisError(f"{path}: board images are .png or .svg, not {path.suffix or 'no suffix'}")
     fig = board_figure(setup, **options)  # type: ignore[arg-type]
     buffer = io.BytesIO()
     fig.savefig(buffer, format=fmt, bbox_inches="tight", metadata={"Software": None} if fmt == "png" else None)

@@ -45,7 +45,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..position import GameKind, Position
-from ..notation.ids import Setup
+from ..notation.ids import Setup, game_id
 
 #: The characters of the fifth row: a point's count when it has more than five.
 _COUNT_CHARS = "     ?6789ABCDEF"
@@ -186,7 +186,7 @@ def _long_frame(setup: Setup, names: Sequence[str]) -> str:
     def half(points: range, row: int) -> str:
         return "".join(_long_cell(p.mover, p.opponent, q, row, marks) for q in points)
 
-    lines = [f" Long Nardy      Position ID: {setup.position_id}",
+    lines = [f" Long Nardy      Position ID: {game_id(setup)}",
              " +13-14-15-16-17-18------19-20-21-22-23-24-+     " + who(them)]
     for row in range(5):
         lines.append(" |" + half(range(13, 19), row) + "|   |" + half(range(19, 25), row) + "|     "

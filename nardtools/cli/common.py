@@ -1,0 +1,277 @@
+"""What every command shares: exit codes, options, error handling, inputs and outputs.
+
+A command module declares its commands with :func:`command`, which turns
+every error a user can cause into one line on stderr and a documented exit
+code (see :class:`ExitCode`), never a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import functools
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Callable, Iterator, Optional, TypeVar
+
+import typer
+
+from ..errors import NardtoolsError
+
+if TYPE_CHECKING:
+    from ..notation.ids import Setup
+    from ..notation.record import MatchRecord
+    from ..notation.replay import ReplayedMatch
+    from ..rules import Ruleset
+
+
+class ExitCode(enum.IntEnum):
+    """Every exit code of the CLI, in one place (the README's table)."""
+
+    OK = 0
+    FINDINGS = 1  # illegal plays or other errors found in the input (validate, check, convert)
+    USAGE = 2  # bad options or input: unreadable files, positions, dice, rules; an unwritable output
+    INTERNAL = 70  # a bug in nardtools (EX_SOFTWARE): please report it
+    INTERRUPTED = 130  # Ctrl-C (SIGINT)
+    TERMINATED = 143  # SIGTERM
+
+
+class OutputFormat(str, enum.Enum):
+    """Output formats of the commands that print a report."""
+
+    text = "text"
+    json = "json"
+
+
+# ---------------------------------------------------------------------------
+# Options shared by several commands: one spelling, one short flag each.
+
+RulesOpt = Annotated[Optional[str], typer.Option(
+    "--rules", "-r", help="Ruleset name or alias (see `nardtools rules`); default: the position's or "
+    "the record's own.")]
+SetOpt = Annotated[Optional[list[str]], typer.Option(
+    "--set", "-s", metavar="OPTION=VALUE", help="Override one rule option; repeatable.")]
+FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
+FirstTurnOpt = Annotated[Optional[bool], typer.Option(
+    "--first-turn/--later-turn", help="Whether this is the side's first turn (Long Nardy head "
+    "exception); inferred from the position when omitted.")]
+PositionArg = Annotated[str, typer.Argument(
+    help="A position: `start`, position text, a gnubg Position ID[:Match ID] (`long:ID` for Long "
+    "Nardy) or an XGID.")]
+SourceArg = Annotated[str, typer.Argument(
+    help="A position (any notation) or a record file (`-` for standard input).")]
+GameOpt = Annotated[Optional[int], typer.Option("--game", "-g", min=1, help="Game number, for a record file.")]
+TurnOpt = Annotated[Optional[int], typer.Option(
+    "--turn", "-t", min=0, help="The position before this turn (default: after the last play).")]
+PlayerOpt = Annotated[Optional[int], typer.Option(
+    "--player", "-p", min=0, max=1, help="Which side's play of that turn (0 = first-named; default: the "
+    "first in the record).")]
+JobsOpt = Annotated[int, typer.Option("--jobs", "-j", min=0, help="Worker processes, 0 = every core.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")]
+EncodingOpt = Annotated[Optional[str], typer.Option(
+    "--encoding", "-e", help="Read records in this encoding (default: detected; see docs/format.md).")]
+
+
+# ---------------------------------------------------------------------------
+# Errors
+
+def fail(message: str, code: ExitCode = ExitCode.USAGE) -> typer.Exit:
+    """Print ``Error: message`` on stderr as one logical line and return the
+    exit to raise (``raise fail(...) from None``)."""
+    from rich.console import Console
+    from rich.text import Text
+
+    # Plain text (paths, positions, "[...]" tags), on one logical line so that
+    # FILE:LINE:COL stays greppable at any terminal width.
+    Console(stderr=True).print(Text.assemble(("Error:", "red"), " ", message), soft_wrap=True)
+    return typer.Exit(int(code))
+
+
+def os_error_text(e: OSError) -> str:
+    """``PATH: reason`` for a failed file operation, naming the path the user gave."""
+    where = e.filename if e.filename is not None else ""
+    reason = e.strerror or str(e)
+    return f"{where}: {reason}" if where else reason
+
+
+F = TypeVar("F", bound=Callable[..., None])
+
+
+def command(app: typer.Typer, name: str, panel: str | None = None) -> Callable[[F], F]:
+    """Register a command whose errors become one line and an exit code:
+    errors in the input (our exceptions, files that cannot be read or
+    written) exit 2, Ctrl-C 130, SIGTERM 143.  Anything else is a bug in
+    nardtools: one line that says so, exit 70 (``NARDTOOLS_DEBUG=1`` lets the
+    traceback through)."""
+
+    def register(f: F) -> F:
+        @functools.wraps(f)
+        def run(*args: object, **kwargs: object) -> None:
+            try:
+                f(*args, **kwargs)
+            except (typer.Exit, typer.Abort):
+                raise
+            except Terminated:
+                raise fail("terminated", ExitCode.TERMINATED) from None
+            except KeyboardInterrupt:
+                raise fail("interrupted", ExitCode.INTERRUPTED) from None
+            except NardtoolsError as e:
+                raise fail(str(e)) from None
+            except OSError as e:
+                raise fail(os_error_text(e)) from None
+            except Exception as e:  # noqa: BLE001 - a bug: one line, not a traceback
+                if os.environ.get("NARDTOOLS_DEBUG"):
+                    raise
+                raise fail(f"internal error in nardtools ({type(e).__name__}: {e}); please report it "
+                           f"(NARDTOOLS_DEBUG=1 shows the traceback)", ExitCode.INTERNAL) from None
+
+        app.command(name, rich_help_panel=panel)(run)
+        return f
+
+    return register
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the process stands so that ``finally`` blocks
+    remove temporary files (see :func:`nardtools.cli.main`)."""
+
+
+# ---------------------------------------------------------------------------
+# Rules and positions
+
+def rule_options(settings: list[str] | None) -> dict[str, str]:
+    """``--set OPTION=VALUE`` items as a dict."""
+    options = {}
+    for item in settings or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise fail(f"--set expects OPTION=VALUE, got {item!r}")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def ruleset(name: str, settings: list[str] | None = None) -> Ruleset:
+    """A named ruleset with ``--set`` overrides."""
+    from ..rules import find_ruleset
+
+    return find_ruleset(name).with_options(rule_options(settings))
+
+
+def read_position(text: str, rules: str | None, settings: list[str] | None = None) -> tuple[Setup, Ruleset]:
+    """A position in any notation and the ruleset to judge it by: the one
+    named (a Position ID is then read in its game), else the usual one of the
+    position's game.  A ruleset of another game is an error."""
+    from ..notation.ids import Setup, parse_setup
+    from ..position import Position
+    from ..rules import DEFAULT_RULESET, game_mismatch
+
+    named = ruleset(rules, settings) if rules else None
+    if text.strip().lower() == "start":
+        setup = Setup(Position.start(named.rules.start if named else "backgammon"))
+    else:
+        setup = parse_setup(text, named.rules.game if named else None)
+    kind = setup.position.kind
+    if named is None:
+        return setup, ruleset(DEFAULT_RULESET[kind], settings)
+    if named.rules.game is not kind:
+        raise game_mismatch(named.name, named.rules.game, kind)
+    return setup, named
+
+
+def _is_file(text: str) -> bool:
+    try:
+        return text == "-" or Path(text).is_file()
+    except (OSError, ValueError):  # a name too long for a file, a NUL byte
+        return False
+
+
+@dataclass
+class Source:
+    """A position to look at: from notation, or from a turn of a record."""
+
+    setup: Setup
+    ruleset: Ruleset
+    names: tuple[str, str] = ("", "")
+    match: ReplayedMatch | None = None
+
+
+def read_source(source: str, rules: str | None, game: int | None = None, turn: int | None = None,
+                player: int | None = None, settings: list[str] | None = None,
+                encoding: str | None = None) -> Source:
+    """A position from notation, or from a record file before game G, turn T
+    (after the last play of the game without a turn)."""
+    if game is None and turn is None and player is None and not _is_file(source):
+        setup, rs = read_position(source, rules, settings)
+        return Source(setup, rs)
+    if not _is_file(source):
+        raise fail(f"{source}: no such record file (--game, --turn and --player pick a turn of a record)")
+    match = replay_record(source, rules, settings, encoding=encoding, lenient=True)
+    return Source(match.setup_at(game, turn, player=player), match.ruleset, match.record.players, match)
+
+
+def read_record_arg(path: str, encoding: str | None = None) -> MatchRecord:
+    """The record in a file named on the command line (``-``: standard input)."""
+    from ..notation.validate import read_record
+
+    if path == "-":
+        return read_record("<stdin>", sys.stdin.buffer.read(), encoding=encoding)
+    return read_record(path, encoding=encoding)
+
+
+def replay_record(path: str, rules: str | None = None, settings: list[str] | None = None, *,
+                  encoding: str | None = None, lenient: bool = False) -> ReplayedMatch:
+    """Read and replay a record named on the command line."""
+    from ..notation.replay import replay_match
+
+    return replay_match(read_record_arg(path, encoding), rules=rules, options=rule_options(settings),
+                        lenient=lenient)
+
+
+# ---------------------------------------------------------------------------
+# Outputs
+
+def output_path(path: Path, suffixes: tuple[str, ...] = (), what: str = "output") -> Path:
+    """Check, before any work is done, that ``path`` can be written: its
+    folder exists, it is not a folder, and it has one of ``suffixes``."""
+    if suffixes and path.suffix.lower() not in suffixes:
+        raise fail(f"{path}: the {what} is a {' or '.join(suffixes)} file")
+    if path.is_dir():
+        raise fail(f"{path}: is a folder; give a file name for the {what}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise fail(f"{path}: no folder {folder} to write the {what} in")
+    if not os.access(folder, os.W_OK):
+        raise fail(f"{path}: the folder {folder} is not writable")
+    return path
+
+
+def write_output(path: Path, data: str | bytes) -> None:
+    """Write a whole output atomically (see :func:`nardtools._io.write_atomically`)."""
+    from .._io import write_atomically
+
+    write_atomically(path, data)
+
+
+@contextlib.contextmanager
+def progress(total: int, what: str, quiet: bool = False) -> Iterator[Callable[..., None]]:
+    """A progress bar on stderr when it is a terminal (and not ``quiet``);
+    yields the function to call once per unit done."""
+    from rich.console import Console
+
+    err = Console(stderr=True)
+    if quiet or not err.is_terminal or total < 2:
+        yield lambda *_: None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=err, transient=True) as bar:
+        task = bar.add_task(what, total=total)
+        yield lambda *_: bar.advance(task)
+
+
+def echo_json(data: object) -> None:
+    """A JSON document on stdout."""
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2))

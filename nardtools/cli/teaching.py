@@ -1,0 +1,110 @@
+"""Commands of teaching: a position as a diagram or an image, a game as a replay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .common import (
+    EncodingOpt,
+    GameOpt,
+    PlayerOpt,
+    RulesOpt,
+    SourceArg,
+    TurnOpt,
+    command,
+    fail,
+    output_path,
+    read_source,
+    replay_record,
+    write_output,
+)
+
+PANEL = "Teaching"
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    command(app, "show", PANEL)(show_command)
+    command(app, "replay", PANEL)(replay_command)
+
+
+UnicodeOpt = Annotated[bool, typer.Option("--unicode", "-u", help="Box-drawing characters and round checkers.")]
+
+
+def show_command(
+    position: SourceArg,
+    game: GameOpt = None,
+    turn: TurnOpt = None,
+    player: PlayerOpt = None,
+    rules: RulesOpt = None,
+    unicode: UnicodeOpt = False,
+    image: Annotated[Optional[Path], typer.Option("--image", "-i", help="Also draw the board "
+                     "to this .png or .svg file.")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the diagram to this "
+                      "file instead of the terminal.")] = None,
+    names: Annotated[Optional[str], typer.Option("--names", help="Players' names, 'FIRST,SECOND' "
+                     "(default: the record's).")] = None,
+    encoding: EncodingOpt = None,
+) -> None:
+    """Draw a position as a text diagram, and optionally as an image.
+
+    Backgammon in GNU Backgammon's frame, Long Nardy in its own."""
+    from ..teaching.diagram import diagram
+
+    if image is not None:
+        output_path(image, (".png", ".svg"), "board image")
+    if output is not None:
+        output_path(output)
+    if names is not None and names.count(",") != 1:
+        raise fail(f"--names takes 'FIRST,SECOND', got {names!r}")
+    source = read_source(position, rules, game, turn, player, encoding=encoding)
+    shown = tuple(names.split(",", 1)) if names else source.names
+    text = diagram(source.setup, shown, unicode=unicode)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        write_output(output, text)
+        typer.echo(f"wrote {output}", err=True)
+    if image is not None:
+        from ..teaching.board_image import save_board
+
+        save_board(image, source.setup, names=shown)
+        typer.echo(f"wrote {image}", err=True)
+
+
+def replay_command(
+    record: Annotated[str, typer.Argument(help="A record file (`-` for standard input).")],
+    game: GameOpt = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write one self-contained "
+                      "HTML page here.")] = None,
+    tui: Annotated[bool, typer.Option("--tui", help="Step through on the terminal (Enter for the "
+                   "next turn, q to quit).")] = False,
+    persian: Annotated[bool, typer.Option("--persian", help="Name each roll in Persian too "
+                       "(shesh-besh, du-shesh...).")] = False,
+    unicode: UnicodeOpt = False,
+    rules: Annotated[Optional[str], typer.Option("--rules", "-r", help="Replay under this ruleset "
+                     "instead of the one the record names.")] = None,
+    encoding: EncodingOpt = None,
+) -> None:
+    """An annotated replay of one game: an HTML page or the terminal.
+
+    Annotations: the dice and play of every turn, the record's comments and
+    glyphs, forced moves, the number of legal plays, pip counts, race odds and
+    race errors where exact, and the rule of any illegal play (replayed leniently)."""
+    from ..teaching.replay import replay_html, replay_terminal
+
+    if output is None and not tui:
+        raise fail("say where the replay goes: --output replay.html, or --tui")
+    if output is not None:
+        output_path(output, (".html", ".htm"), "replay page")
+    if tui and record == "-":
+        raise fail("--tui reads the keys from standard input: give the record as a file")
+    match = replay_record(record, rules, encoding=encoding, lenient=True)
+    if tui:
+        replay_terminal(match, game, persian=persian, unicode=unicode)
+    if output is not None:
+        write_output(output, replay_html(match, game, persian=persian))
+        typer.echo(f"wrote {output}", err=True)

@@ -1,0 +1,93 @@
+"""Converting a replayed record to another format, and saying what it loses.
+
+The native format holds everything a record can say; ``.mat`` has no place
+for comments inside the moves, glyphs, variations or the tags of single
+games, and none at all for dice carried over (gul-bara).  :func:`convert`
+writes what fits and lists the rest; what cannot be written at all is a
+:class:`ConversionError`.
+
+>>> from nardtools.notation.native import read_native
+>>> from nardtools.notation.replay import replay_match
+>>> text = '[Game "backgammon"]\\n[X "a"]\\n[O "b"]\\n\\n1. X 31: 8/5 6/5 {the best} !\\n*\\n'
+>>> out, dropped = convert(replay_match(read_native(text)), "mat")
+>>> dropped
+['1 comment', '1 glyph']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..errors import NardtoolsError
+from .record import Action, ActionKind, GameRecord
+
+
+class ConversionError(NardtoolsError, ValueError):
+    """A record that the target format cannot express."""
+
+
+def convert(replayed: Any, fmt: str) -> tuple[str, list[str]]:
+    """``(text, what was left out)`` for a replayed match written as ``fmt``
+    (``mat`` or ``nrd``)."""
+    if fmt == "mat":
+        from .mat import export_mat
+
+        return export_mat(replayed), mat_losses(replayed)
+    if fmt == "nrd":
+        from .native import export_native
+
+        return export_native(replayed), []
+    raise ConversionError(f"unknown record format {fmt!r}: mat or nrd")
+
+
+def with_offers(replayed_game: Any, plays: dict[int, str]) -> GameRecord:
+    """A game's record with every cube offer's value filled in from the replay
+    (a native ``X double`` may leave it out); ``plays`` is re-keyed to the new actions."""
+    offers = replayed_game.offers
+    actions = []
+    for a in replayed_game.record.actions:
+        b = a
+        if a.kind in (ActionKind.DOUBLE, ActionKind.BEAVER) and not a.value and id(a) in offers:
+            b = dataclasses.replace(a, value=offers[id(a)])
+            if id(a) in plays:
+                plays[id(b)] = plays[id(a)]
+        actions.append(b)
+    game: GameRecord = dataclasses.replace(replayed_game.record, actions=actions)
+    return game
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def mat_losses(replayed: Any) -> list[str]:
+    """What a ``.mat`` file of ``replayed`` leaves out, one note per kind."""
+    comments = glyphs = variations = 0
+    game_tags: set[str] = set()
+
+    def visit(actions: tuple[Action, ...] | list[Action]) -> None:
+        nonlocal comments, glyphs, variations
+        for a in actions:
+            comments += len(a.before) + len(a.after)
+            glyphs += len(a.glyphs)
+            variations += len(a.variations)
+            for v in a.variations:
+                visit(v)
+
+    first_tags = dict(replayed.record.tags)
+    for g in replayed.games:
+        visit(g.record.actions)
+        comments += len(g.record.closing)
+        game_tags |= {k for k, v in g.record.tags if first_tags.get(k) != v
+                      and k not in ("Score", "GameNumber", "Result")}
+    notes = []
+    if comments:
+        notes.append(_count(comments, "comment"))
+    if glyphs:
+        notes.append(_count(glyphs, "glyph"))
+    if variations:
+        notes.append(_count(variations, "variation"))
+    if game_tags:
+        notes.append("tags that differ from game to game: " + ", ".join(sorted(game_tags)))
+    return notes

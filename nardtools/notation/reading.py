@@ -1,0 +1,94 @@
+"""Reading record files of any format: whole, or one game at a time.
+
+:func:`open_record` sniffs a file's encoding and format and returns the
+record's header with an iterator over its games, each read when it is asked
+for, so that an archive of any size is read in memory bounded by its largest
+game.  :func:`read_record` reads them all.  :func:`expand_paths` finds the
+record files below folders.
+
+>>> record, games = open_record("m.mat", b" 3 point match\\n\\n Game 1\\n a : 0   b : 0\\n  1) 31: 8/5 6/5\\n")
+>>> record.format, record.encoding, [len(g.actions) for g in games], record.players
+('mat', 'utf-8', [1], ('a', 'b'))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from .record import GameRecord, MatchRecord, RecordError
+from .sniff import EncodingError, detect_format
+from .source import RecordText
+
+#: File endings looked at inside directories.
+RECORD_SUFFIXES = (".mat", ".txt", ".nrd")
+#: The formats :func:`open_record` reads, as ``validate --help`` lists them.
+FORMATS = {"mat": "Jellyfish .mat (GNU Backgammon, XG, Galaxy, Backgammon Studio, DailyGammon, GridGammon)",
+           "nrd": "the native annotated format (.nrd)"}
+
+
+def open_record(path: str | Path, data: bytes | str | None = None,
+                encoding: str | None = None) -> tuple[MatchRecord, Iterator[GameRecord]]:
+    """The header of a record file and an iterator over its games (``data``:
+    the file's bytes, if already read; ``encoding`` overrides detection).
+
+    Raises :class:`RecordError` when the file cannot be read or its format is
+    unknown; syntax problems found while the games are read go to the
+    header's ``errors``."""
+    text = RecordText(str(path), data, encoding)
+    fmt = detect_format(text.head())
+    if fmt is None:
+        raise RecordError("unknown format: neither a native record (.nrd) nor a .mat file "
+                          "(no 'N point match' header)", path=str(path))
+    record = MatchRecord(path=str(path), format=fmt, encoding=text.encoding, encoding_why=text.why)
+    if fmt == "mat":
+        from .mat import mat_games, mat_tags
+
+        mat_tags(text.lines(), record)
+        return record, mat_games(text.lines(), record, comments=False)
+    from .native import native_games
+
+    return record, native_games(text.lines(), record)
+
+
+def read_record(path: str | Path, data: bytes | str | None = None, encoding: str | None = None) -> MatchRecord:
+    """Read a whole record file of any known format (see :func:`open_record`)."""
+    record, games = open_record(path, data, encoding)
+    record.games = list(games)
+    return record
+
+
+def _looks_like_record(path: Path) -> bool:
+    """Whether a ``.txt`` file found in a folder is to be read: a record, or
+    a file that cannot be a plain note (empty, binary, unreadable), which
+    validation then reports."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(8192)
+    except OSError:
+        return True
+    if not head:
+        return True
+    try:
+        return detect_format(RecordText(str(path), head).head()) is not None
+    except (RecordError, EncodingError):
+        return True
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[str]:
+    """Files named, and record files found below directories named, sorted.
+    Inside directories every ``.mat`` and ``.nrd`` file is taken, and the
+    ``.txt`` files that hold a record (or are empty or binary: they are
+    reported, not skipped)."""
+    files: list[str] = []
+    for p in map(Path, paths):
+        if str(p) != "-" and p.is_dir():
+            found = []
+            for f in p.rglob("*"):
+                suffix = f.suffix.lower()
+                if suffix in RECORD_SUFFIXES and f.is_file() and (suffix != ".txt" or _looks_like_record(f)):
+                    found.append(str(f))
+            files.extend(sorted(found))
+        else:
+            files.append(str(p))
+    return files
