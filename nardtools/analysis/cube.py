@@ -180,17 +180,18 @@ def read_met(path: str | Path) -> MatchEquityTable:
     ``a``, column ``b``; fractions or percentages), and optionally a row
     starting ``post`` with the post-Crawford equities.  Without one, the
     post-Crawford entries are taken from the table's row 1 mirrored."""
+    from ..notation.sniff import read_text_file
+
     rows: list[tuple[float, ...]] = []
     post: tuple[float, ...] = ()
-    with open(path, newline="", encoding="utf-8") as f:
-        for record in csv.reader(f):
-            cells = [c.strip() for c in record if c.strip()]
-            if not cells or cells[0].startswith("#"):
-                continue
-            if cells[0].lower() == "post":
-                post = tuple(_fraction(c) for c in cells[1:])
-            else:
-                rows.append(tuple(_fraction(c) for c in cells))
+    for record in csv.reader(read_text_file(path).splitlines()):
+        cells = [c.strip() for c in record if c.strip()]
+        if not cells or cells[0].startswith("#"):
+            continue
+        if cells[0].lower() == "post":
+            post = tuple(_fraction(c) for c in cells[1:])
+        else:
+            rows.append(tuple(_fraction(c) for c in cells))
     if not rows or any(len(r) != len(rows) for r in rows):
         raise AnalysisError(f"{path}: expected a square table of numbers")
     if not post:

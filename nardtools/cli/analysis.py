@@ -11,6 +11,7 @@ import typer
 
 from .common import (
     EncodingOpt,
+    ExitCode,
     FormatOpt,
     GameOpt,
     JobsOpt,
@@ -272,12 +273,12 @@ def stats_command(
         raise
     if isinstance(sink, GroupSink):
         _emit(sink.frame(), fmt, output, rows, "turns grouped")
-        return
+        return _unreadable_exit(archive)
     if sink is not None:
         sink.close()
         if not quiet:
             typer.echo(f"wrote {sink.rows} rows to {output}", err=True)
-        return
+        return _unreadable_exit(archive)
     frame = archive.frame(table.value)
     if chosen:
         frame = frame[chosen]
@@ -288,6 +289,13 @@ def stats_command(
     if keys:
         frame = group(frame, keys)
     _emit(frame, fmt, output, rows, table.value)
+    _unreadable_exit(archive)
+
+
+def _unreadable_exit(archive: Any) -> None:
+    """Exit 2 once the output is written when a file could not be read (listed on stderr)."""
+    if archive.unreadable:
+        raise typer.Exit(int(ExitCode.USAGE))
 
 
 def _emit(frame: Any, fmt: StatsFormat, output: Path | None, rows: int, title: str) -> None:
@@ -377,3 +385,5 @@ def plot_command(
     plots.save_figure(fig, output)
     if not quiet:
         typer.echo(f"wrote {output}", err=True)
+    if kind is not PlotKind.pips:
+        _unreadable_exit(archive)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Callable, Iterator, Optional, TypeV
 import typer
 
 from ..errors import NardtoolsError
+from ..notation.reading import RECORD_SUFFIXES
 
 if TYPE_CHECKING:
     from ..notation.ids import Setup
@@ -204,7 +205,12 @@ def read_source(source: str, rules: str | None, game: int | None = None, turn: i
     """A position from notation, or from a record file before game G, turn T
     (after the last play of the game without a turn)."""
     if game is None and turn is None and player is None and not _is_file(source):
-        setup, rs = read_position(source, rules, settings)
+        try:
+            setup, rs = read_position(source, rules, settings)
+        except NardtoolsError as e:
+            if Path(source).suffix.lower() in RECORD_SUFFIXES or os.sep in source:
+                raise fail(f"{source}: no such record file (and not a position: {e})") from None
+            raise
         return Source(setup, rs)
     if not _is_file(source):
         raise fail(f"{source}: no such record file (--game, --turn and --player pick a turn of a record)")

@@ -92,6 +92,8 @@ def _batch(path: Path, settings: list[str] | None, first_turn: bool | None) -> l
             reports.append(_moves(parts[1], parts[2], parts[0] or None, settings, first_turn))
         except NardtoolsError as e:
             raise fail(f"{path}:{lineno}: {e}") from None
+    if not reports:
+        raise fail(f"{path}: no `RULESET | POSITION | DICE` lines in it")
     return reports
 
 

@@ -46,7 +46,7 @@ _DICE_CELL = re.compile(r"([1-6])([1-6]):\s*(.*)$")
 _CUBE_CELL = re.compile(r"(doubles|beavers|raccoons)\s*=>\s*(\d{1,9})\s*$", re.IGNORECASE)
 _RESULT_CELL = re.compile(r"(wins|losses)\s+(\d{1,9})\s+points?\b\s*(and\s+the\s+match)?\s*$", re.IGNORECASE)
 _RATING = re.compile(r",\s*\d+$")
-_SNOWIE = re.compile(r"illegal\s+play\s*\(([^)]*)\)\s*$", re.IGNORECASE)
+_SNOWIE = re.compile(r"illegal\s+play\b[^(]{0,20}\(([^)]*)\)\s*$", re.IGNORECASE)
 _SET_POS = re.compile(r";\s*Set\s+Pos\s*=\s*([-a-pA-P]{26})(?:\s*/\s*(\d+))?\s*$", re.IGNORECASE)
 _RIGHT_GAP = 8  # a lone cell this far after ")" is in the right column
 _RIGHT_INDENT = 20  # a result line without a number this far in belongs to the right player

@@ -24,7 +24,7 @@ class RecordError(NardtoolsError, ValueError):
 
     def __init__(self, message: str, *, path: str = "", line: int = 0, col: int = 0,
                  source_line: str = "") -> None:
-        where = f"{path or '<text>'}:{line}:{col}: " if line else ""
+        where = f"{path or '<text>'}:{line}:{col}: " if line else f"{path}: " if path else ""
         super().__init__(f"{where}{message}")
         self.path, self.line, self.col, self.source_line = path, line, col, source_line
         self.bare_message = message

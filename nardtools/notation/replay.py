@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..dice import Dice, Roll
-from ..engine import legal_plays
+from ..engine import check_play, legal_plays
 from ..errors import GameStateError, IllegalPlayError, InvalidPlayError
 from ..game import Game, Phase
 from ..outcome import BACKGAMMON_KINDS, LONG_KINDS
@@ -51,7 +51,8 @@ class Problem:
 
     def __str__(self) -> str:
         who = f" ({self.player}, {self.dice})" if self.dice else f" ({self.player})" if self.player else ""
-        text = f"{self.path}:{self.line}:{self.col}: game {self.game}, turn {self.turn}{who}: {self.message}"
+        where = f" game {self.game}, turn {self.turn}{who}:" if self.game else ""  # (reading problems have none)
+        text = f"{self.path}:{self.line}:{self.col}:{where} {self.message}"
         if self.legal:
             shown = ", ".join(p or "(no move)" for p in self.legal[:8])
             more = f" and {len(self.legal) - 8} more" if len(self.legal) > 8 else ""
@@ -92,11 +93,22 @@ class ReplayedGame:
     stopped: bool = False  # replay stopped at an error
     edits: list[tuple[int, Action]] = field(default_factory=list)  # board edits, after this many turns
     offers: dict[int, int] = field(default_factory=dict)  # id(double or beaver action) -> the cube offered
+    abandoned: bool = False  # the record ends on a roll with no play
 
     @property
     def complete(self) -> bool:
         """True when the game reached its end."""
         return self.game.phase is Phase.OVER
+
+    @property
+    def stop_reason(self) -> str:
+        """Where and why the replay stopped short of the record's end (``""`` if it did not)."""
+        if not self.stopped:
+            return ""
+        problem = next((p for p in reversed(self.problems) if p.severity == "error"), None)
+        if problem is None:
+            return "the record cannot be followed further"
+        return f"game {problem.game}, turn {problem.turn} (line {problem.line}): {problem.message}"
 
 
 @dataclass
@@ -152,6 +164,9 @@ class ReplayedMatch:
                 roll = t.action.roll if not t.action.part else None
                 dice = (roll.high, roll.low) if roll else None
                 return Setup(t.before, dice, t.cube, t.cube_owner, g.match_length, g.score, g.crawford)
+        if replayed.stopped:
+            raise GameStateError(f"{self.record.path}: no turn {turn} in game {replayed.record.number}: the replay "
+                                 f"stopped at {replayed.stop_reason}")
         raise GameStateError(f"{self.record.path}: game {replayed.record.number} has no turn {turn}")
 
     def game(self, number: int | None = None) -> ReplayedGame:
@@ -223,14 +238,35 @@ def replay_games(record: MatchRecord, games: Iterable[GameRecord], ruleset: Rule
             if any(at_point):
                 crawford_done = True
                 crawford = not all(at_point)
+        inferred = None
+        if crawford and previous is None and grec.score != (0, 0) and ruleset.rules.cube:
+            inferred = _post_crawford(grec, record)  # a fragment of a match
+            crawford = inferred is None
         game = Game(ruleset, length, grec.score, crawford, lenient=lenient)
         if previous is not None:
             _check_ended(previous, record, final=False)
             yield previous
         previous = _replay_game(grec, game, record)
+        if inferred is not None:
+            previous.problems.insert(0, inferred)
     if previous is not None:
         _check_ended(previous, record, final=True)
         yield previous
+
+
+def _post_crawford(grec: GameRecord, record: MatchRecord) -> Problem | None:
+    """For a record that starts at a score one point from winning, which
+    cannot say whether the Crawford game was played: the warning that it was
+    (a double in this game shows it, since no one may double in the Crawford
+    game), or ``None`` (the game is taken for the Crawford game)."""
+    double = next((a for a in grec.actions if a.kind is ActionKind.DOUBLE), None)
+    if double is None:
+        return None
+    return Problem(
+        record.path, double.line, double.col, grec.number, double.number, _player(record, double.player), "",
+        "crawford-inferred", f"the record starts at {grec.score[0]}-{grec.score[1]} in a {record.length}-point "
+        "match, so it cannot say whether the Crawford game was played; this double shows it was: the game is "
+        "replayed as post-Crawford", severity="warning")
 
 
 def _check_ended(replayed: ReplayedGame, record: MatchRecord, final: bool) -> None:
@@ -242,8 +278,8 @@ def _check_ended(replayed: ReplayedGame, record: MatchRecord, final: bool) -> No
         replayed.problems.append(Problem(
             record.path, last.line + 1, 1, grec.number, last.number, "", "", "incomplete-game",
             f"game {grec.number} ends without a result" + (
-                " (the match was abandoned)" if final else " before the next game starts"),
-            severity="warning" if final else "error"))
+                " (the match was abandoned)" if final or replayed.abandoned else " before the next game starts"),
+            severity="warning" if final or replayed.abandoned else "error"))
 
 
 def _player(record: MatchRecord, player: int) -> str:
@@ -348,8 +384,20 @@ def _roll(a: Action, nxt: Action | None, game: Game, out: ReplayedGame, problem:
     game.roll(a.roll.high, a.roll.low)
     if a.kind is ActionKind.RESIGN or a.play is None:
         return  # "????": rolled, then resigned; the result follows
+    if a.play == "" and nxt is None and not _dance_is_legal(game):
+        # the record ends on a roll with no play: the game was abandoned there
+        out.abandoned = True
+        problem(a, "abandoned", f"the record ends after {_player(record, a.player)} rolled {a.roll}, with no "
+                "play: the game was abandoned", severity="warning")
+        return
     resigns = a.play == "" and nxt is not None and nxt.kind in (ActionKind.WIN, ActionKind.RESIGN)
     _apply_play(a, a.play, game, out, problem, resigns)
+
+
+def _dance_is_legal(game: Game) -> bool:
+    """Whether the dice just rolled cannot be played at all."""
+    assert game.dice is not None
+    return check_play(game.position, game.dice, "", game.rules, first_turn=game.first_turn).legal
 
 
 def _set_board(a: Action, game: Game, problem: Any, record: MatchRecord) -> None:

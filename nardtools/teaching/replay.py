@@ -94,6 +94,9 @@ def game_frames(replayed: ReplayedGame, names: tuple[str, str], *, persian: bool
             frames.append(Frame(len(frames), action.board, None, [f"{how}: {action.board}."]))
         if note is not None:
             frames.append(Frame(len(frames), note.after, note, describe(note, names, persian=persian)))
+    stop = replayed.stop_reason
+    if stop:
+        frames.append(Frame(len(frames), frames[-1].position, None, [f"The replay stops here: {stop}"]))
     return frames
 
 
@@ -165,7 +168,10 @@ def replay_html(match: ReplayedMatch, game: int | None = None, *, persian: bool 
                 race_points: int = 6) -> str:
     """One self-contained HTML page stepping through ``game`` (default: the first)."""
     data = frames_data(match, game, persian=persian, race_points=race_points)
-    payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+    # nothing in the data may look like markup inside the script element
+    # (``</script>``, ``<!--`` would end it or change how it is parsed)
+    payload = (json.dumps(data, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
+               .replace("&", "\\u0026").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
     return (_PAGE.replace("{{TITLE}}", html.escape(data["title"]))
             .replace("{{DATA}}", payload).replace("{{SCRIPT}}", _SCRIPT).replace("{{STYLE}}", _STYLE))
 
