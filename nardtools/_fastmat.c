@@ -31,6 +31,7 @@
 #define BAR 25
 #define MAX_STEPS 8
 #define MAX_FINALS 4096
+#define MAX_LINE 10000     /* the reference reads no longer line (nardtools.notation.source) */
 
 typedef struct { signed char me[26], opp[26]; } Board;
 
@@ -654,7 +655,7 @@ static Span next_line(const char **p, const char *end)
 {
     const char *nl = *p;
     while (nl < end && *nl != '\n' && *nl != '\r') nl++;
-    Span line = {*p, (int)(nl - *p)};
+    Span line = {*p, nl - *p > MAX_LINE ? MAX_LINE + 1 : (int)(nl - *p)};   /* an overlong line is deferred */
     if (nl < end && *nl == '\r') { nl++; if (nl < end && *nl == '\n') nl++; }
     else if (nl < end) nl++;
     *p = nl;
@@ -673,8 +674,10 @@ static int check_file(const char *data, Py_ssize_t size, File *f)
     /* first the tags, wherever they are: they choose the rules for every game */
     long lineno = 0;
     for (p = begin; p < end;) {
-        Span s = strip(next_line(&p, end));
+        Span line = next_line(&p, end);
         defer_record_line = (int)++lineno;
+        if (line.n > MAX_LINE) DEFER;
+        Span s = strip(line);
         if (is_comment(s) && !comment_line(f, s)) return 0;
     }
     int first = 1;

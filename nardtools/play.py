@@ -140,7 +140,7 @@ def _parse_point(word: str, text: str, col: int) -> int:
     w = word.lower()
     if w in _POINT_WORDS:
         return _POINT_WORDS[w]
-    if w.isdigit() and int(w) <= 25:  # leading zeros
+    if w.isdigit() and len(w) <= 3 and int(w) <= 25:  # leading zeros
         return int(w)
     raise InvalidPlayError(
         f"bad point {word!r} in play {text!r} (column {col + 1}): expected 1-24, bar or off"

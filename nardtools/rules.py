@@ -146,7 +146,9 @@ class Rules:
     opening: str = _opt(
         "play-opening-dice", "after the opening roll the starter plays those dice, "
         "or rolls again (reroll)", "000, 003")
-    scoring: str = _opt("backgammon", "points per outcome (see SCORING_TABLES)", "000, 001, 003")
+    scoring: str = _opt("backgammon", "points per outcome: " + "; ".join(
+        f"{name} " + ", ".join(f"{kind} {points}" for kind, points in table.items())
+        for name, table in SCORING_TABLES.items()), "000, 001, 003")
     koks: str = _opt(
         "start-quarter", "Long Nardy koks: a loser's checker still in the starting quarter "
         "(start-quarter), still on the head (head), or no koks (none)", "000 NardiOnline; 001")

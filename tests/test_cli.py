@@ -52,7 +52,7 @@ def test_moves_with_option_override_and_json():
     result = runner.invoke(app, ["moves", pos, "62", "-r", "long", "--set", "head=doubles-list",
                                  "--format", "json"])
     assert result.exit_code == 0
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["ruleset"] == "long+"
     assert [p["play"] for p in data["plays"]] == ["24/18"]
     assert data["plays"][0]["result"] == "long X 24:14,4:1 / 24:14,18:1"
@@ -102,7 +102,7 @@ def test_bad_option_value():
 
 def test_rules_listing_names_every_ruleset():
     result = runner.invoke(app, ["rules", "--format", "json"])
-    names = {r["name"] for r in json.loads(result.output)}
+    names = {r["name"] for r in json.loads(result.stdout)}
     assert {"long-classic", "nardionline", "arena", "luckyea", "yellowclub", "play65",
             "short-academic", "tournament-2015", "quentinc", "gammon-site"} <= names
 
@@ -116,7 +116,7 @@ def test_batch_moves_on_the_bundled_examples():
 def test_selfplay_json():
     result = runner.invoke(app, ["selfplay", "-r", "nardionline", "-n", "3", "--seed", "4", "-f", "json"])
     assert result.exit_code == 0
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["games"] == 3 and data["turns"] == data["rechecked"] > 0
     assert sum(data["outcomes"].values()) == 3
 
@@ -151,10 +151,10 @@ def test_pips_shows_counts_and_epc(tmp_path, monkeypatch):
     assert result.exit_code == 0
     assert "on roll   17 pips, EPC" in result.output
     assert "Thorp: L = 35 (x1.1 = 38.5), T = 40: redouble, take" in result.output
-    data = json.loads(runner.invoke(app, ["pips", "start", "--no-epc", "-f", "json"]).output)
+    data = json.loads(runner.invoke(app, ["pips", "start", "--no-epc", "-f", "json"]).stdout)
     assert [s["pips"] for s in data["sides"]] == [167, 167] and data["counts"] == []  # contact: no counts
     assert data["counts_note"] == "the counting rules are for races; this position has contact"
-    race = json.loads(runner.invoke(app, ["pips", "backgammon X 6:5 / 6:4", "--no-epc", "-f", "json"]).output)
+    race = json.loads(runner.invoke(app, ["pips", "backgammon X 6:5 / 6:4", "--no-epc", "-f", "json"]).stdout)
     assert len(race["counts"]) == 5 and race["counts_note"] is None
 
 
@@ -178,7 +178,7 @@ def test_race_json_plot_and_cube_hints(tmp_path, monkeypatch):
     plot = tmp_path / "race.png"
     result = runner.invoke(app, ["race", text, "--format", "json", "--plot", str(plot)])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["exact"] is True and 0 < data["p_win"] < 1
     assert {"p_gammon", "p_lose_gammon", "p_home_mars", "expected_points"} <= set(data)
     assert [set(s) >= {"pips", "epc", "expected_rolls"} for s in data["sides"]] == [True, True]
@@ -192,7 +192,7 @@ def test_race_json_plot_and_cube_hints(tmp_path, monkeypatch):
 
 def test_race_two_sided(tmp_path, monkeypatch):
     monkeypatch.setenv("NARDTOOLS_CACHE", str(tmp_path))
-    data = json.loads(runner.invoke(app, ["race", "backgammon X 6:2 / 2:1", "--two-sided", "-f", "json"]).output)
+    data = json.loads(runner.invoke(app, ["race", "backgammon X 6:2 / 2:1", "--two-sided", "-f", "json"]).stdout)
     assert data["two_sided_p_win"] == pytest.approx(4 / 36)  # only 3-3 to 6-6 bear both off at once
     result = runner.invoke(app, ["race", "backgammon X 6:3,5:3,4:3,3:2,2:2 / 6:3,5:3,4:3,3:3,2:2,1:1",
                                  "--two-sided"])

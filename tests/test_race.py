@@ -56,7 +56,7 @@ def test_contact_is_refused():
 
 def test_race_command_json():
     result = CliRunner().invoke(app, ["race", "backgammon X 6:1 / 6:15", "--format", "json"])
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert set(data) >= {"exact", "p_win", "p_gammon", "p_lose_gammon", "sides"}
     assert data["exact"] and set(data["sides"][0]) >= {"pips", "epc", "expected_rolls"}
     result = CliRunner().invoke(app, ["race", "start"])

@@ -129,7 +129,7 @@ def test_validate_command_text_and_exit_codes(tmp_path):
 
 def test_validate_command_json(tmp_path):
     result = runner.invoke(app, ["validate", str(FIXTURE), "--format", "json", "-j", "1"])
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["summary"]["files"] == 1 and data["summary"]["games"] == 4
     assert set(data["summary"]) >= {"files", "games", "turns", "errors", "seconds"}
     (f,) = data["files"]

@@ -179,6 +179,12 @@ class BearoffDatabase:
         path = cache_path(points, cache_dir)
         db = cls.load(points, path)
         if db is None:
+            if progress is None:  # built on first use: say so, once
+                from .. import _notices
+
+                _notices.say(f"building the {points}-point bear-off database ({position_count(points):,} "
+                             f"positions), once: it is kept in {path}")
+                progress = _notices.notice
             cls.build(points, progress=progress).save(path)
             db = cls.load(points, path)  # the stored form, as every later load sees it
             assert db is not None, path
@@ -232,20 +238,24 @@ class BearoffDatabase:
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
-        meta: dict[str, Any] = {"points": self.points, "version": _VERSION, "arrays": {}}
-        for name in _ARRAYS:
-            array = getattr(self, name)
-            if array.ndim == 2:
-                used = np.nonzero(np.asarray(array).any(axis=0))[0]
-                array = np.asarray(array[:, :int(used.max()) + 1 if len(used) else 1], np.float32)
-            file = tmp / f"{name}.npy"
-            np.save(file, array)
-            meta["arrays"][name] = {"shape": list(array.shape), "dtype": str(array.dtype),
-                                    "bytes": file.stat().st_size, "crc32": _crc32(file)}
-        (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
-        if path.exists():
-            shutil.rmtree(path)
-        os.replace(tmp, path)
+        try:
+            meta: dict[str, Any] = {"points": self.points, "version": _VERSION, "arrays": {}}
+            for name in _ARRAYS:
+                array = getattr(self, name)
+                if array.ndim == 2:
+                    used = np.nonzero(np.asarray(array).any(axis=0))[0]
+                    array = np.asarray(array[:, :int(used.max()) + 1 if len(used) else 1], np.float32)
+                file = tmp / f"{name}.npy"
+                np.save(file, array)
+                meta["arrays"][name] = {"shape": list(array.shape), "dtype": str(array.dtype),
+                                        "bytes": file.stat().st_size, "crc32": _crc32(file)}
+            (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
+            if path.exists():
+                shutil.rmtree(path)
+            os.replace(tmp, path)
+        except BaseException:  # an error, Ctrl-C or SIGTERM: nothing half-written is left
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
 
 
 def _last(row: np.ndarray) -> int:

@@ -1,4 +1,4 @@
-"""``python -m nardtools.cli``."""
+"""``python -m nardtools.cli``: the command line, as the ``nardtools`` script runs it."""
 
 from . import main
 

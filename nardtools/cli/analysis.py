@@ -9,6 +9,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from ..errors import AnalysisError
 from .common import (
     EncodingOpt,
     ExitCode,
@@ -115,9 +116,15 @@ def race_command(
     if plot is not None:
         output_path(plot, (".png", ".svg"), "plot")
     source = read_source(position, rules, game, turn, player, encoding=encoding)
-    report = race_report(source.setup, source.ruleset, trials=trials, db_points=race_db,
-                         cube_owner=cube_owner.value if cube_owner else None, x=x,
-                         met=read_met(met) if met else None, two_sided=two_sided)
+    try:
+        report = race_report(source.setup, source.ruleset, trials=trials, db_points=race_db,
+                             cube_owner=cube_owner.value if cube_owner else None, x=x,
+                             met=read_met(met) if met else None, two_sided=two_sided)
+    except AnalysisError as e:
+        if source.match is None:
+            raise
+        raise fail(f"{position}, game {game or 1}" + (f", turn {turn}" if turn else ", after the last play")
+                   + f": {e}") from None
     pos, odds = source.setup.position, report.odds
     if plot is not None:
         from ..analysis.plots import plot_race, save_figure

@@ -111,6 +111,9 @@ def command(app: typer.Typer, name: str, panel: str | None = None) -> Callable[[
     def register(f: F) -> F:
         @functools.wraps(f)
         def run(*args: object, **kwargs: object) -> None:
+            from .. import _notices
+
+            _notices.notice = _say
             try:
                 f(*args, **kwargs)
             except (typer.Exit, typer.Abort):
@@ -121,6 +124,9 @@ def command(app: typer.Typer, name: str, panel: str | None = None) -> Callable[[
                 raise fail("interrupted", ExitCode.INTERRUPTED) from None
             except NardtoolsError as e:
                 raise fail(str(e)) from None
+            except BrokenPipeError:  # `nardtools ... | head`: the reader has all it wants
+                _quiet_stdout()
+                raise typer.Exit(int(ExitCode.OK)) from None
             except OSError as e:
                 raise fail(os_error_text(e)) from None
             except Exception as e:  # noqa: BLE001 - a bug: one line, not a traceback
@@ -133,6 +139,19 @@ def command(app: typer.Typer, name: str, panel: str | None = None) -> Callable[[
         return f
 
     return register
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit raises nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _say(text: str) -> None:
+    typer.echo(f"nardtools: {text}", err=True)
 
 
 class Terminated(KeyboardInterrupt):

@@ -371,13 +371,21 @@ def parse_setup(text: str, kind: GameKind | str | None = None) -> Setup:
     >>> parse_setup("long:AACA/z8AAID/Pw").position == Position.start("long")
     True
     """
-    text = text.strip()
+    try:
+        return _parse_setup(text.strip(), kind)
+    except InvalidPositionError as e:
+        if text.strip()[:60] in str(e):
+            raise
+        raise InvalidPositionError(f"{text.strip()[:60]!r}: {e}", status=e.status) from None
+
+
+def _parse_setup(text: str, kind: GameKind | str | None) -> Setup:
     if len(text) > MAX_NOTATION:
         raise InvalidPositionError(f"position notation of {len(text)} characters is too long to be one "
                                    f"(at most {MAX_NOTATION}): {text[:40]!r}...")
     if ";" in text:
         head, *fields = text.split(";")
-        return _read_fields(parse_setup(head, kind).position, fields, text)
+        return _read_fields(_parse_setup(head.strip(), kind).position, fields, text)
     if text.upper().startswith("XGID=") or _XGID.fullmatch(text):
         return read_xgid(text)
     prefix, colon, rest = text.partition(":")

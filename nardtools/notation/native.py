@@ -92,12 +92,11 @@ def native_games(lines: Iterable[str], record: MatchRecord) -> Iterator[GameReco
             record.errors.append(RecordError(f"more than {MAX_ERRORS} problems: the rest of the file is not read",
                                              path=record.path, line=first_line, col=1))
             return
-        deep = _too_deep(chunk)
-        if deep is not None:
-            line, col = _where(chunk, deep, first_line)
-            record.errors.append(RecordError(
-                f"variations nested more than {MAX_NESTING} deep: the game is not read", path=record.path,
-                line=line, col=col))
+        unsound = _unbalanced(chunk)
+        if unsound is not None:
+            line, col = _where(chunk, unsound[0], first_line)
+            record.errors.append(RecordError(f"{unsound[1]}: the game is not read", path=record.path,
+                                             line=line, col=col))
             continue
         try:
             nodes = GAME.parse_string(chunk, parse_all=True)
@@ -123,20 +122,36 @@ def native_games(lines: Iterable[str], record: MatchRecord) -> Iterator[GameReco
 
 #: The deepest nesting of variations the reader follows.
 MAX_NESTING = 16
-_NESTING = re.compile(r'\{[^}]*\}|"(?:[^"\\]|\\.)*"|[()]')
 
 
-def _too_deep(chunk: str) -> int | None:
-    """The offset of the first ``(`` nested deeper than :data:`MAX_NESTING`
-    outside comments and strings, or ``None``."""
+def _unbalanced(chunk: str) -> tuple[int, str] | None:
+    """``(offset, problem)`` for a comment or quoted value left open, or
+    variations nested deeper than :data:`MAX_NESTING`; ``None`` when the
+    brackets are sound.  One pass, so that any text costs linear time before
+    the grammar sees it."""
     depth = 0
-    for m in _NESTING.finditer(chunk):
-        if m[0] == "(":
+    i, n = 0, len(chunk)
+    while i < n:
+        c = chunk[i]
+        if c == "{":
+            end = chunk.find("}", i + 1)
+            if end < 0:
+                return i, "a comment opened with { is not closed with }"
+            i = end
+        elif c == '"':
+            j = i + 1
+            while j < n and chunk[j] != '"':
+                j += 2 if chunk[j] == "\\" else 1
+            if j >= n:
+                return i, 'a quoted value is not closed with "'
+            i = j
+        elif c == "(":
             depth += 1
             if depth > MAX_NESTING:
-                return m.start()
-        elif m[0] == ")":
+                return i, f"variations nested more than {MAX_NESTING} deep"
+        elif c == ")":
             depth = max(0, depth - 1)
+        i += 1
     return None
 
 
@@ -327,8 +342,7 @@ def write_native(record: MatchRecord, plays: dict[int, str] | None = None,
 
 
 #: ``.mat`` tags that the native tags above say in their own way.
-_MAT_SAID = {"variation", "ruleset", "ruleoptions", "options", "event", "site", "round", "eventdate",
-             "cubelimit", "crawford"}
+_MAT_SAID = {"variation", "ruleset", "ruleoptions", "options", "event", "site", "round", "eventdate"}
 
 
 def game_tags(record: MatchRecord, game: GameRecord, ruleset: Any, result: str) -> list[tuple[str, str]]:

@@ -54,7 +54,7 @@ class FileReport:
     turns: int = 0
     problems: list[Problem] = field(default_factory=list)
     unreadable: str = ""  # why the file could not be read at all
-    encoding: str = "utf-8"  # the encoding the file was read in
+    encoding: str = ""  # the encoding the file was read in ("" when it could not be read)
     encoding_why: str = ""  # detected from what, or given
 
     @property
@@ -64,7 +64,7 @@ class FileReport:
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON form of ``nardtools validate --format json``."""
-        return {"path": self.path, "format": self.format, "encoding": self.encoding,
+        return {"path": self.path, "format": self.format, "encoding": self.encoding or None,
                 "games": self.games, "complete_games": self.complete_games, "turns": self.turns,
                 "unreadable": self.unreadable or None,
                 "errors": [p.as_dict() for p in self.errors],
@@ -88,7 +88,8 @@ def vouched(path: str, rules: str | None = None, options: Mapping[str, str] | No
     if counts is None:
         return None
     games, complete, turns = counts
-    return FileReport(path, "mat", games=games, complete_games=complete, turns=turns, encoding_why="ASCII")
+    return FileReport(path, "mat", games=games, complete_games=complete, turns=turns, encoding="utf-8",
+                      encoding_why="ASCII")
 
 
 def validate_file(path: str, rules: str | None = None, options: Mapping[str, str] | None = None,
