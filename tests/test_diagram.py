@@ -107,27 +107,35 @@ def test_double_on_offer() -> None:
 
 
 def test_long_nardy_frame_by_hand() -> None:
-    # The start, O on roll: its head is on its 24 (top right), X's head on O's 12 (bottom left).
+    # The start, player 1 (X, as in gnubg's frame) on roll: its head is on its 24 (top right),
+    # player 0's (O) on X's 12 (bottom left).
     text = diagram(Setup(Position.start("long", player=1), dice=(6, 3)), ("white", "black"))
     lines = text.splitlines()
     assert lines[0] == " Long Nardy      Position ID: long:AACA/z8AAID/Pw"
-    assert lines[1].endswith("X: white") and lines[-1].endswith("O: black")
-    assert lines[2].startswith(" |                  |   |                O |")
+    assert lines[1].endswith("O: white") and lines[-1].endswith("X: black")
+    assert lines[2].startswith(" |                  |   |                X |")
     assert lines[6].startswith(" |                  |   |               15 |")
     assert lines[8].startswith(" |15                |   |                  |")
-    assert lines[12].startswith(" | X                |   |") and "rolled 63" in lines[12]
+    assert lines[12].startswith(" | O                |   |") and "rolled 63" in lines[12]
     assert "pips 360" in text and "money game" in text
 
 
 def test_long_nardy_frame_places_opponent_points() -> None:
-    # X on roll: X 18:1 at the top left's right end; O's 23 is X's 11, O's 7 is X's 19.
+    # Player 0 on roll (drawn O, as in gnubg's frame): its 18 at the top left's right end; the
+    # other side's (X) 23 is the mover's 11, its 7 the mover's 19.
     p = Position.parse("long X 24:12,18:1,10:2 / 24:13,23:1,7:1")
     rows = diagram(p).splitlines()
     top, bottom = rows[2], rows[12]
-    assert top[2:20] == "                X " and top[25:28] == " O "  # X on 18, O on X's 19
-    assert bottom[2:11] == " O  O  X "  # O on X's 12 (its head) and 11, X on 10
+    assert top[2:20] == "                O " and top[25:28] == " X "  # O on 18, X on O's 19
+    assert bottom[2:11] == " X  X  O "  # X on O's 12 (its head) and 11, O on 10
 
 
 def test_unicode_frame() -> None:
     text = diagram(Position.start(), ("a", "b"), unicode=True)
     assert "●" in text and "○" in text and "┌" in text and "┘" in text and "X " not in text.split("\n")[3]
+
+
+def test_the_same_letter_draws_the_same_player_in_both_frames() -> None:
+    for kind in ("backgammon", "long"):
+        text = diagram(Setup(Position.start(kind, player=0)), ("first", "second"))
+        assert "O: first" in text and "X: second" in text, kind

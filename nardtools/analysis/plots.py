@@ -31,7 +31,9 @@ def plot_race(odds: Any, labels: Sequence[str] = ("on roll", "other"), title: st
 
     fig, ax = _figure(9, 4.5)
     sides = odds.sides
-    last = max(int(np.nonzero(s.distribution)[0].max()) + 2 if s.distribution.any() else 2 for s in sides)
+    # up to the last roll any curve still gives a visible probability
+    last = max(int(np.nonzero(a > 1e-4)[0].max()) + 2 if (a > 1e-4).any() else 2
+               for s in sides for a in (s.distribution, s.first_off, s.all_home))
     x = np.arange(last)
     width = 0.4
     for k, (side, colour) in enumerate(zip(sides, ("#b08a3e", "#333333"))):
@@ -45,11 +47,28 @@ def plot_race(odds: Any, labels: Sequence[str] = ("on roll", "other"), title: st
             ax.plot(x, side.all_home[:last], color=colour, ls=":", lw=1.2, label=f"{labels[k]}: all home")
     ax.set_xlabel("rolls")
     ax.set_ylabel("probability")
-    ax.set_xticks(x)
-    ax.legend(fontsize=8)
+    _integer_ticks(ax)
+    _legend_outside(ax)
     note = "exact" if odds.exact else f"estimate ± {odds.stderr:.3f}"
     ax.set_title(title or f"Race: P(win) for the side on roll {odds.p_win:.4f} ({note})")
     return fig
+
+
+def _integer_ticks(ax: Any, axis: str = "x") -> None:
+    """Whole-number ticks, few enough that their labels never run together."""
+    from matplotlib.ticker import MaxNLocator
+
+    getattr(ax, f"{axis}axis").set_major_locator(MaxNLocator(nbins=12, integer=True))
+
+
+def _legend_outside(ax: Any, handles: Sequence[Any] | None = None) -> None:
+    """The legend beside the plot, where it cannot hide data."""
+    kwargs: dict[str, Any] = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0,
+                              "fontsize": 8, "frameon": False}
+    if handles is not None:
+        ax.legend(handles=list(handles), **kwargs)
+    else:
+        ax.legend(**kwargs)
 
 
 def _figure(width: float = 8, height: float = 4.5) -> tuple[Any, Any]:
@@ -87,20 +106,22 @@ def plot_pips(notes: Sequence[Any], names: Sequence[str], title: str = "") -> An
         series[1 - n.player].append((n.index, n.pips_before[1]))
         if n.pwin_before is not None:
             pwin.append((n.index, n.pwin_before if n.player == 0 else 1 - n.pwin_before))
+    handles = []
     for side, colour in ((0, "#b08a3e"), (1, "#222222")):
         xs, ys = zip(*series[side]) if series[side] else ((), ())
-        ax.plot(xs, ys, color=colour, lw=2, label=f"{names[side]} pips")
+        handles += ax.plot(xs, ys, color=colour, lw=2, label=f"{names[side]} pips")
     ax.set_xlabel("play")
     ax.set_ylabel("pip count")
     ax.grid(alpha=0.3)
     if pwin:
         ax2 = ax.twinx()
         xs, ps = zip(*pwin)
-        ax2.plot(xs, [100 * p for p in ps], color="#2a6fdb", ls="--", lw=1.5, label=f"{names[0]} race P(win)")
+        handles += ax2.plot(xs, [100 * p for p in ps], color="#2a6fdb", ls="--", lw=1.5,
+                            label=f"{names[0]} race P(win), %")
         ax2.set_ylim(0, 100)
         ax2.set_ylabel("race P(win), %")
-        ax2.legend(loc="upper center", fontsize=8)
-    ax.legend(loc="upper right", fontsize=8)
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=len(handles), fontsize=8,
+              frameon=False)  # below the plot, clear of the lines
     ax.set_title(title or "Pip counts")
     return fig
 
@@ -142,21 +163,27 @@ def plot_dice(rolls: Mapping[str, int], title: str = "") -> Any:
 
 def plot_outcomes(games: Sequence[dict[str, Any]], title: str = "") -> Any:
     """How games ended, by variant: counts of each outcome kind."""
-    fig, ax = _figure()
+    fig, ax = _figure(9, 4.5)
     by_variant: dict[str, Counter[str]] = defaultdict(Counter)
     for g in games:
         by_variant[g["variant"]][g["outcome"] or "unfinished"] += 1
-    kinds = sorted({k for c in by_variant.values() for k in c})
+    seen = {k for c in by_variant.values() for k in c}
+    kinds = [k for k in _OUTCOME_ORDER if k in seen] + sorted(seen - set(_OUTCOME_ORDER))
     width = 0.8 / max(1, len(by_variant))
     for i, (variant, counter) in enumerate(sorted(by_variant.items())):
         total = sum(counter.values())
         xs = [k + i * width for k in range(len(kinds))]
         ax.bar(xs, [counter[k] / total for k in kinds], width, label=f"{variant} (n = {total})")
-    ax.set_xticks([k + width * (len(by_variant) - 1) / 2 for k in range(len(kinds))], kinds)
+    ax.set_xticks([k + width * (len(by_variant) - 1) / 2 for k in range(len(kinds))], kinds,
+                  rotation=30, ha="right", rotation_mode="anchor")
     ax.set_ylabel("share of games")
-    ax.legend(fontsize=8)
+    _legend_outside(ax)
     ax.set_title(title or "Outcomes")
     return fig
+
+
+#: Outcome kinds from the weakest win to the strongest, backgammon's then Long Nardy's.
+_OUTCOME_ORDER = ("single", "gammon", "backgammon", "oin", "mars", "home-mars", "koks", "unfinished")
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -25,6 +25,7 @@ from .._io import write_atomically
 from ..play import Play
 from ..position import BAR, GameKind, Position
 from ..notation.ids import Setup
+from .diagram import MARKS
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -115,14 +116,24 @@ def board_figure(setup: Setup | Position, *, names: Sequence[str] = ("", ""), vi
                 fontsize=11, weight="bold", zorder=5)
     if last_play is not None:
         _arrows(ax, FancyArrowPatch, last_play, view, 1 - p.player if last_player is None else last_player, kind)
-    # names and pips
+    # each side's name and pips beside a checker of its colour (the legend),
+    # next to where its checkers start: in Long Nardy the view's head is top
+    # right and the other side's bottom left; in backgammon the view is at the bottom
     pips = p.pips()
     pip = {p.player: pips[0], 1 - p.player: pips[1]}
-    for who, y in ((other, 12.05), (view, -1.05)):
-        label = names[who] if len(names) > who and names[who] else "XO"[who]
+    if kind is GameKind.LONG:
+        places = ((view, 13.6, 12.05, "right"), (other, 0.0, -1.05, "left"))
+    else:
+        places = ((other, 0.0, 12.05, "left"), (view, 0.0, -1.05, "left"))
+    for who, x, y, align in places:
+        label = f"{names[who]} ({MARKS[who]})" if len(names) > who and names[who] else MARKS[who]
         on_roll = "  (on roll)" if who == p.player and not p.is_finished() else ""
-        ax.text(0, y, f"{label}: {pip[who]} pips{on_roll}", ha="left", va="center", fontsize=9,
-                color="#111", weight="bold" if on_roll else "normal")
+        text = ax.text(x, y, f"{label}: {pip[who]} pips{on_roll}", ha=align, va="center",
+                       fontsize=9, color="#111", weight="bold" if on_roll else "normal")
+        swatch_x = x - 0.35 if align == "left" else x + 0.35
+        face, edge = CHECKER_COLOURS[who]
+        ax.add_patch(Circle((swatch_x, y), 0.22, facecolor=face, edgecolor=edge, lw=1.0, zorder=3))
+        text.set_gid(f"label-{who}")
     if setup.match_length:
         ax.text(13.6, -1.05, f"{setup.score[0]}-{setup.score[1]} / {setup.match_length}",
                 ha="right", va="center", fontsize=9)

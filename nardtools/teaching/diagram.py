@@ -35,7 +35,8 @@ Long Nardy (длинные нарды) has no bar and no hitting, and both sides
 same way round; its frame keeps the same shape, from the view of the side on
 roll: that side's head (голова, point 24) at the top right and its home (дом,
 points 1-6) at the bottom right; the opponent's head is at the bottom left, its
-home at the top left.  Heads are marked ``H`` in the point row.
+home at the top left.  Its checkers are drawn with the same letters as in the
+backgammon frame: player 0 ``O``, player 1 ``X`` (:data:`MARKS`).
 
 ``unicode=True`` redraws either frame with box-drawing characters and ``●``/``○``.
 """
@@ -47,6 +48,9 @@ from typing import Sequence
 from ..position import GameKind, Position
 from ..notation.ids import Setup, game_id
 
+#: The letter each player's checkers are drawn with, in every frame: GNU
+#: Backgammon's (the record's first player, player 0, is ``O``).
+MARKS = ("O", "X")
 #: The characters of the fifth row: a point's count when it has more than five.
 _COUNT_CHARS = "     ?6789ABCDEF"
 _RESULTS = ("single game", "gammon", "backgammon")
@@ -118,7 +122,7 @@ def _margin(setup: Setup, names: Sequence[str]) -> list[str]:
             margin[3] = (_match_words(setup.match_length) + " " if setup.match_length else "") + cube
         else:
             owner = setup.cube_owner
-            margin[6 if owner else 0] = f"{'XO'[1 - owner]}: {names[owner]} (Cube: {setup.cube})"
+            margin[6 if owner else 0] = f"{MARKS[owner]}: {names[owner]} (Cube: {setup.cube})"
             if setup.match_length:
                 margin[3] = _match_words(setup.match_length)
     if setup.resigned:
@@ -168,10 +172,10 @@ def _long_frame(setup: Setup, names: Sequence[str]) -> str:
     """Long Nardy, drawn from the view of the side on roll (see the module docstring)."""
     p = setup.position
     me, them = p.player, 1 - p.player
-    marks = ("XO"[me], "XO"[them])
+    marks = (MARKS[me], MARKS[them])
 
     def who(i: int) -> str:
-        return f"{'XO'[i]}: {names[i]}"
+        return f"{MARKS[i]}: {names[i]}"
 
     pips = p.pips()
     state = (f"rolled {setup.dice[0]}{setup.dice[1]}" if setup.dice
@@ -179,7 +183,7 @@ def _long_frame(setup: Setup, names: Sequence[str]) -> str:
     middle = (f"{setup.score[0]}-{setup.score[1]} in a {setup.match_length} point match" if setup.match_length
               else "money game")
     if setup.cube != 1 or setup.cube_owner is not None:
-        middle += f", cube {setup.cube}" + ("" if setup.cube_owner is None else f" ({'XO'[setup.cube_owner]})")
+        middle += f", cube {setup.cube}" + ("" if setup.cube_owner is None else f" ({MARKS[setup.cube_owner]})")
     top = [f"pips {pips[1]}, off {p.opponent[0]}", "its head: 12 (its 24)", "its home: 13-18", "", ""]
     bottom = ["head: 24", "home: 1-6", "", f"pips {pips[0]}, off {p.mover[0]}", state]
 
