@@ -530,3 +530,51 @@ def test_errors_are_ours(tmp_path):
     for text in ("", ";", "long", "long X", "XGID=", "long:", "long:xx", "x" * 10_000, "long X 24:15 / 24:15; dice 7"):
         with pytest.raises(NardtoolsError):
             parse_setup(text)
+
+
+def _overlapping_ticks(fig, ax) -> bool:
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
+    return any(a.overlaps(b) for a, b in zip(boxes, boxes[1:]))
+
+
+def test_plots_are_readable(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    from nardtools.analysis.annotate import annotate_game
+    from nardtools.analysis.plots import plot_outcomes, plot_pips, plot_race
+    from nardtools.analysis.race import race_odds
+    from nardtools.analysis.stats import collect
+    from nardtools.notation.reading import read_record
+    from nardtools.notation.replay import replay_match
+
+    monkeypatch.setenv("NARDTOOLS_CACHE", str(tmp_path))
+    race = plot_race(race_odds(Position.parse("long X 12:2,9:4,6:9 / 11:3,8:6,5:6"), trials=200))
+    assert not _overlapping_ticks(race, race.axes[0])
+    outcomes = plot_outcomes(collect([str(ROOT / "examples")], jobs=1).games)
+    assert not _overlapping_ticks(outcomes, outcomes.axes[0])
+    match = replay_match(read_record(LONG_MAT))
+    pips = plot_pips(annotate_game(match.games[0]), match.record.names)
+    for fig in (race, outcomes, pips):  # every legend stands clear of the plotted data
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        legend = ax.get_legend().get_window_extent(fig.canvas.get_renderer())
+        assert not legend.overlaps(ax.get_window_extent(fig.canvas.get_renderer()))
+        plt.close(fig)
+
+
+def test_board_image_labels_each_side_by_its_own_checkers():
+    import matplotlib.pyplot as plt
+
+    from nardtools.teaching.board_image import board_figure
+
+    fig = board_figure(Position.parse("long X 24:13,19:2 / 24:14,18:1"), names=("white", "black"))
+    labels = {t.get_gid(): t for t in fig.axes[0].texts if t.get_gid()}
+    mover, other = labels["label-0"], labels["label-1"]
+    assert mover.get_position()[1] > 11 and mover.get_position()[0] > 7  # top right, by its head (24)
+    assert other.get_position()[1] < 0 and other.get_position()[0] < 7  # bottom left, by its head
+    assert mover.get_text().startswith("white (O)") and other.get_text().startswith("black (X)")
+    swatches = [p for p in fig.axes[0].patches if getattr(p, "radius", None) == 0.22]
+    assert len(swatches) == 2  # the legend: a checker of each colour beside its label
+    plt.close(fig)
