@@ -31,7 +31,7 @@ from .errors import GameStateError, IllegalPlayError
 from .outcome import BACKGAMMON_KINDS, LONG_KINDS, Ending, Outcome, OutcomeKind, classify, points_for
 from .play import Play
 from .position import PLAYER_NAMES, Position
-from .rules import Rules, Ruleset
+from .rules import Rules, Ruleset, game_mismatch
 
 
 class Phase(str, enum.Enum):
@@ -97,6 +97,9 @@ class Game:
         self.rules: Rules = self.ruleset.rules if isinstance(self.ruleset, Ruleset) else self.ruleset
         if self.position is None:
             self.position = Position.start(self.rules.start)
+        elif self.position.kind is not self.rules.game:
+            name = self.ruleset.name if isinstance(self.ruleset, Ruleset) else "these rules"
+            raise game_mismatch(name, self.rules.game, self.position.kind)
 
     # -------------------------------------------------------------- queries
     @property

@@ -217,6 +217,7 @@ def _field(name: str) -> dataclasses.Field[Any]:
 
 
 _TRUE = {"true", "yes", "on", "1"}
+_MAX_OPTION = 2**15  # the largest number an option may be (a cube of 32768)
 _FALSE = {"false", "no", "off", "0"}
 
 
@@ -231,9 +232,11 @@ def _convert(name: str, f: dataclasses.Field[Any], value: Any) -> Any:
         converted = low in _TRUE
     elif kind is int:
         try:
-            converted = int(value)
+            converted = int(value) if len(value) <= 6 else -1
         except ValueError:
             raise RulesetError(f"option {name}: {value!r} is not a whole number") from None
+        if not 0 <= converted <= _MAX_OPTION:
+            raise RulesetError(f"option {name}: {value[:20]!r} is not a whole number from 0 to {_MAX_OPTION}")
     elif kind is GameKind:
         try:
             converted = GameKind(value)

@@ -297,6 +297,22 @@ def progress(total: int, what: str, quiet: bool = False) -> Iterator[Callable[..
         yield lambda *_: bar.advance(task)
 
 
+#: Digits after the point that JSON output keeps (probabilities to a millionth).
+JSON_DIGITS = 6
+
+
+def _rounded(data: object) -> object:
+    if isinstance(data, float):
+        return data if data != data else round(data, JSON_DIGITS)  # NaN stays NaN (null below)
+    if isinstance(data, dict):
+        return {k: _rounded(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_rounded(v) for v in data]
+    return data
+
+
 def echo_json(data: object) -> None:
-    """A JSON document on stdout."""
-    typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    """A JSON document on stdout: floats rounded to :data:`JSON_DIGITS` places,
+    NaN as ``null``, booleans as booleans."""
+    text = json.dumps(_rounded(data), ensure_ascii=False, indent=2)
+    typer.echo(text.replace("NaN", "null"))
