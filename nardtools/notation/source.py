@@ -131,13 +131,12 @@ class RecordText:
             raise RecordError(f"not {self.encoding} text: {e.reason} (use --encoding to name the file's "
                               "encoding)", path=self.path) from None
 
-    def head(self, size: int = 8192) -> str:
-        """The start of the text (for sniffing its format)."""
+    def head(self, lines: int = 200) -> str:
+        """The first ``lines`` lines (the format sniffers look at no more)."""
         chunks = []
         for line in self.lines():
             chunks.append(line)
-            size -= len(line) + 1
-            if size <= 0:
+            if len(chunks) == lines:
                 break
         return "\n".join(chunks)
 
