@@ -1,6 +1,6 @@
 """The ``nardtools`` command line.  Each command parses its options, calls the
 library, and renders; no game logic lives here.  One module per group of
-commands (play, records, analysis, teaching, bearoff); :mod:`.common` holds
+commands (play, records, analysis, archives, teaching, bearoff); :mod:`.common` holds
 what they share: options, exit codes, errors, inputs and outputs.
 
 Exit codes (see README): 0 success, 1 findings (an illegal play, errors in a
@@ -17,7 +17,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from .. import __version__
-from . import analysis, bearoff, play, records, teaching
+from . import analysis, archives, bearoff, play, records, teaching
 from .common import ExitCode, Terminated
 
 app = typer.Typer(
@@ -44,7 +44,7 @@ def main_callback(
     """Validate, analyse and teach recorded games of Long Nardy and backgammon."""
 
 
-for _module in (play, records, analysis, teaching, bearoff):
+for _module in (play, records, analysis, archives, teaching, bearoff):
     _module.register(app)
 
 

@@ -7,7 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import ExitCode, FormatOpt, OutputFormat, command, echo_json, fail
+from .common import ExitCode, FormatOpt, OutputFormat, command, fail
+from .output import echo_json
 
 bearoff_app = typer.Typer(help="One-sided bear-off databases: build, verify, and show a position.",
                           no_args_is_help=True)

@@ -19,12 +19,11 @@ from .common import (
     RulesOpt,
     SetOpt,
     command,
-    echo_json,
     fail,
-    progress,
     read_position,
     ruleset,
 )
+from .output import echo_json, progress
 
 if TYPE_CHECKING:
     from ..rules import Ruleset

@@ -20,13 +20,11 @@ from .common import (
     QuietOpt,
     SetOpt,
     command,
-    echo_json,
     fail,
-    output_path,
     rule_options,
     ruleset,
-    write_output,
 )
+from .output import echo_json, output_path, write_output
 
 PANEL = "Records"
 _READS = "; ".join(FORMATS.values())
@@ -86,7 +84,7 @@ def validate_command(
     reports = []
     stream: Iterable[Any] = validate_paths(files, rules, options, lenient, jobs or os.cpu_count() or 1,
                                            encoding=encoding, stdin=stdin)
-    from .common import progress
+    from .output import progress
 
     with progress(len(files), "validating", quiet or fmt is not OutputFormat.text or len(files) <= 4) as advance:
         for report in stream:

@@ -16,11 +16,10 @@ from .common import (
     TurnOpt,
     command,
     fail,
-    output_path,
     read_source,
     replay_record,
-    write_output,
 )
+from .output import output_path, write_output
 
 PANEL = "Teaching"
 

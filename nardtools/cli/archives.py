@@ -1,0 +1,260 @@
+"""Commands over archives of records: statistics and plots."""
+
+from __future__ import annotations
+
+import enum
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from .common import EncodingOpt, ExitCode, GameOpt, JobsOpt, QuietOpt, command, fail
+from .output import output_path, write_output
+
+PANEL = "Analysis"
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to ``app``."""
+    command(app, "stats", PANEL)(stats_command)
+    command(app, "plot", PANEL)(plot_command)
+
+
+class StatsTable(str, enum.Enum):
+    games = "games"
+    turns = "turns"
+    players = "players"
+    dice = "dice"
+
+
+class StatsFormat(str, enum.Enum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+    parquet = "parquet"
+
+
+class Engine(str, enum.Enum):
+    local = "local"
+    dask = "dask"
+
+
+PathsArg = Annotated[list[Path], typer.Argument(help="Record files or folders (`-` for standard input).")]
+EngineOpt = Annotated[Engine, typer.Option("--engine", help="Run on local processes or a Dask cluster.")]
+SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address "
+                                                     "(default: start a local cluster).")]
+RaceDbOpt = Annotated[int, typer.Option("--race-db", min=2, max=12, help="Bear-off database points "
+                                        "for the exact race figures (built once and cached).")]
+AliasesOpt = Annotated[Optional[Path], typer.Option("--aliases", help="A file of `alias = name` lines: "
+                                                    "one player under several names.")]
+CaseOpt = Annotated[bool, typer.Option("--ignore-case/--case-sensitive", help="Take names that differ "
+                                       "only in case for one player.")]
+
+
+def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine: Engine, scheduler: str | None,
+             encoding: str | None, aliases: Path | None, ignore_case: bool, sink: Any = None,
+             quiet: bool = False) -> Any:
+    """Run the statistics pipeline with a progress bar on a terminal."""
+    import os
+
+    from rich.console import Console
+
+    from ..analysis.stats import Names, collect
+    from ..notation.reading import expand_paths
+    from .output import progress
+
+    if engine is Engine.dask and any(str(p) == "-" for p in paths):
+        raise fail("standard input (-) is read by the local engine only")
+    missing = [p for p in paths if str(p) != "-" and not p.exists()]
+    if missing:
+        raise fail(f"{missing[0]}: no such file or folder")
+    names = Names.read(aliases, ignore_case=ignore_case) if aliases else Names(ignore_case=ignore_case)
+    files = expand_paths(paths)  # once: a folder walk reads the head of every .txt file
+    if not files:
+        raise fail(f"no record files in {', '.join(map(str, paths))}")
+    stdin = sys.stdin.buffer.read() if "-" in files else None
+    with progress(len(files), "replaying", quiet) as advance:
+        archive = collect(files, turns=turns, race_points=race_db, jobs=jobs or os.cpu_count() or 1,
+                          engine=engine.value, scheduler=scheduler, sink=sink, progress=advance,
+                          encoding=encoding, names=names, stdin=stdin)
+    if not quiet:
+        err = Console(stderr=True, highlight=False)
+        for path, why in archive.unreadable:
+            err.print(f"unreadable: {path}: {why}", markup=False, soft_wrap=True)
+        for problem in archive.problems:
+            err.print(f"illegal: {problem}", markup=False, soft_wrap=True)
+        err.print(f"{archive.files} files, {len(archive.games)} games; {len(archive.unreadable)} "
+                  f"unreadable, {len(archive.problems)} problems (games replayed leniently)", markup=False)
+    return archive
+
+
+def stats_command(
+    paths: PathsArg,
+    table: Annotated[StatsTable, typer.Option("--table", help="Which table.")] = StatsTable.games,
+    group_by: Annotated[Optional[list[str]], typer.Option("--group-by", help="Group rows by these "
+                        "columns (repeatable or comma-separated): counts and means.")] = None,
+    fmt: Annotated[StatsFormat, typer.Option("--format", "-f", help="table on the terminal; csv, json "
+                   "or parquet to --output (or stdout for csv/json).")] = StatsFormat.table,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here (atomically).")] = None,
+    jobs: JobsOpt = 0,
+    engine: EngineOpt = Engine.local,
+    scheduler: SchedulerOpt = None,
+    race_db: RaceDbOpt = 6,
+    rows: Annotated[int, typer.Option("--rows", min=1, help="Rows shown on the terminal.")] = 40,
+    columns: Annotated[Optional[str], typer.Option("--columns", "-c", help="Comma-separated columns to "
+                       "show or write (default: all in files, the main ones on the terminal).")] = None,
+    aliases: AliasesOpt = None,
+    ignore_case: CaseOpt = True,
+    encoding: EncodingOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Statistics over archives: games, turns, players or dice (see docs/stats.md).
+
+    Every game is replayed (leniently); unreadable files and illegal games are
+    listed on stderr and never stop the run.  The turns table streams to a
+    csv/json/parquet --output, so memory stays flat in the archive's size."""
+    from ..analysis.stats import (
+        TERMINAL_COLUMNS,
+        GroupSink,
+        TableSink,
+        check_columns,
+        group,
+    )
+
+    keys = [k for g in group_by or [] for k in g.split(",") if k]
+    chosen = [c for c in (columns or "").split(",") if c]
+    check_columns(table.value, keys + chosen)
+    if fmt is StatsFormat.parquet and output is None:
+        raise fail("parquet needs --output FILE")
+    if output is not None:
+        output_path(output)
+    sink: Any = None
+    if table is StatsTable.turns and keys:  # turn rows folded into groups as they come
+        sink = GroupSink("turns", keys)
+    elif table is StatsTable.turns and output is not None and fmt is not StatsFormat.table:
+        sink = TableSink(output, fmt.value, "turns", columns=chosen or None)
+    try:
+        archive = _collect(paths, turns=table is StatsTable.turns, race_db=race_db, jobs=jobs, engine=engine,
+                           scheduler=scheduler, encoding=encoding, aliases=aliases, ignore_case=ignore_case,
+                           sink=sink, quiet=quiet)
+    except BaseException:
+        if isinstance(sink, TableSink):
+            sink.abort()
+        raise
+    if isinstance(sink, GroupSink):
+        _emit(sink.frame(), fmt, output, rows, "turns grouped")
+        return _unreadable_exit(archive)
+    if sink is not None:
+        sink.close()
+        if not quiet:
+            typer.echo(f"wrote {sink.rows} rows to {output}", err=True)
+        return _unreadable_exit(archive)
+    frame = archive.frame(table.value)
+    if chosen:
+        frame = frame[chosen]
+    elif fmt is StatsFormat.table and not keys:
+        frame = frame[TERMINAL_COLUMNS[table.value]]
+    if "file" in frame.columns and fmt is StatsFormat.table:
+        frame = frame.assign(file=frame["file"].map(lambda f: Path(f).name))
+    if keys:
+        frame = group(frame, keys)
+    _emit(frame, fmt, output, rows, table.value)
+    _unreadable_exit(archive)
+
+
+def _unreadable_exit(archive: Any) -> None:
+    """Exit 2 once the output is written when a file could not be read (listed on stderr)."""
+    if archive.unreadable:
+        raise typer.Exit(int(ExitCode.USAGE))
+
+
+def _emit(frame: Any, fmt: StatsFormat, output: Path | None, rows: int, title: str) -> None:
+    if fmt is StatsFormat.table:
+        from .tables import render
+
+        # a pipe or a file gets wide rows; a terminal, its own width
+        width = 240 if output is not None or not sys.stdout.isatty() else _terminal_width()
+        text = render(frame, title=title, rows=rows, width=width)
+        if output is None:
+            typer.echo(text, nl=False)
+        else:
+            write_output(output, text)
+        return
+    if fmt is StatsFormat.parquet:
+        import io
+
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer, index=False)
+        assert output is not None
+        write_output(output, buffer.getvalue())
+        return
+    from ..analysis.stats import frame_json
+
+    text = frame.to_csv(index=False) if fmt is StatsFormat.csv else frame_json(frame)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        write_output(output, text)
+
+
+def _terminal_width() -> int:
+    import shutil
+
+    return shutil.get_terminal_size((100, 24)).columns
+
+
+class PlotKind(str, enum.Enum):
+    pips = "pips"
+    dice = "dice"
+    outcomes = "outcomes"
+    openings = "openings"
+
+
+def plot_command(
+    kind: Annotated[PlotKind, typer.Argument(help="pips (one game's trajectory), dice, outcomes, openings.")],
+    paths: PathsArg,
+    output: Annotated[Path, typer.Option("--output", "-o", help="The image: .png or .svg.")],
+    game: GameOpt = None,
+    jobs: JobsOpt = 0,
+    engine: EngineOpt = Engine.local,
+    scheduler: SchedulerOpt = None,
+    race_db: RaceDbOpt = 6,
+    aliases: AliasesOpt = None,
+    ignore_case: CaseOpt = True,
+    encoding: EncodingOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Plots: a game's pip counts, dice, outcomes, win rate by opening roll.
+
+    pips draws one game's pip counts; dice compares the dice with a fair die;
+    outcomes counts wins by kind and variant; openings the win rate by opening
+    roll."""
+    from ..analysis import plots
+
+    output_path(output, (".png", ".svg"), "plot")
+    if kind is PlotKind.pips:
+        from ..analysis.annotate import annotate_game
+        from .common import replay_record
+
+        if len(paths) != 1 or (str(paths[0]) != "-" and not paths[0].is_file()):
+            raise fail("plot pips takes one record file (and --game)")
+        match = replay_record(str(paths[0]), encoding=encoding, lenient=True)
+        replayed = match.game(game)
+        names = match.record.names
+        fig = plots.plot_pips(annotate_game(replayed, race_points=race_db), names,
+                              f"{paths[0].name}, game {replayed.record.number}")
+    else:
+        archive = _collect(paths, turns=False, race_db=race_db, jobs=jobs, engine=engine, scheduler=scheduler,
+                           encoding=encoding, aliases=aliases, ignore_case=ignore_case, quiet=quiet)
+        if kind is PlotKind.dice:
+            fig = plots.plot_dice(archive.all_rolls())
+        elif kind is PlotKind.outcomes:
+            fig = plots.plot_outcomes(archive.games)
+        else:
+            fig = plots.plot_openings(archive.games)
+    plots.save_figure(fig, output)
+    if not quiet:
+        typer.echo(f"wrote {output}", err=True)
+    if kind is not PlotKind.pips:
+        _unreadable_exit(archive)
