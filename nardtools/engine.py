@@ -16,12 +16,9 @@ among what is left.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import operator
-import os
-import time
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
@@ -29,12 +26,12 @@ from .dice import Dice, Roll
 from .errors import IllegalPlayError
 from .play import Play, Step
 from .position import BAR, HEAD, OFF, GameKind, Position
+from .core import CORE, pack_rules
 from .rules import RulesLike, Violation, rules_for
 
 _FIRST_TURN_DOUBLES = {3, 4, 6}
 _OCCUPIED = bytes([0] + [1] * 255)  # bytes.translate table: any count > 0 -> 1
 _SIX = b"\1" * 6
-_DESCENDING = tuple(range(24, 0, -1))
 _QMAP = {kind: [0] + [kind.opponent_point(p) for p in range(1, 25)] + [0] for kind in GameKind}
 _FACING = {kind: operator.itemgetter(*qmap) for kind, qmap in _QMAP.items()}  # opponent side -> my numbering
 
@@ -178,10 +175,6 @@ class _Turn:
         if self.block != "none" and not self._block_possible():
             self.block = "none"  # no six-block can be illegal this turn
         self.every_step = self.block != "none" and rules.block_check == "every-step"
-        # readings whose outcome depends on the order of steps, or that the
-        # compiled kernel does not implement, use the exhaustive reference search
-        self.ordered = not (self.every_step or self.caucasian or rules.hit_after_home
-                            or not rules.bar_first or not rules.move_inside_home)
         self.total_dice = len(self.dice)
 
     def _head_limit(self, first_turn: bool) -> int:
@@ -330,92 +323,17 @@ _Steps = tuple[tuple[int, int, bool], ...]
 _Reach = dict[tuple[int, int], dict[_Key, _Steps]]
 
 
-def _generate(turn: _Turn) -> _Reach:
-    """Every position reachable with any prefix of any order of the dice."""
-    if not turn.ordered:
-        return _generate_memo(turn)
-    return _generate_ordered(turn)
-
-
 def _key(me: list[int], hits: list[int]) -> _Key:
     return tuple(me), tuple(sorted(hits)) if hits else ()
 
 
-def _generate_ordered(turn: _Turn) -> _Reach:
-    """Generation when the order of steps cannot change what is legal: the two
-    orders of a non-double, and non-increasing sources for a double (every final
-    position of a double is reachable moving the highest checkers first).
-
-    This is the hot path of every replay, so :meth:`_Turn.step` is unrolled
-    here over a per-die table of targets; the rules are the same."""
-    me = list(turn.position.mover)
-    hits: list[int] = []
-    blocked, blot = turn.blocked, turn.blot
-    exact = turn.exact_bearoff
-    head_moves_left = turn.limit if turn.long else 99
-    start_head = turn.start_head
-    # targets[d][s]: the point a die d takes a checker on s to; 0 = bear-off
-    # (checked when it happens), -1 = closed.
-    targets = {d: [-1] + [(s - d if s - d < 1 or not blocked[s - d] else -1) if s - d >= 1 else 0
-                          for s in range(1, 26)] for d in set(turn.dice)}
-
-    def moves(d: int, top: int = 24) -> list[tuple[int, int, bool]]:
-        """Every single step with die ``d`` from the current ``me``, sources <= top."""
-        if me[BAR]:  # with a checker on the bar only the bar moves
-            sources: Sequence[int] = (BAR,)
-        else:
-            sources = [s for s in _DESCENDING[24 - min(top, 24):] if me[s]]
-        tgt = targets[d]
-        out = []
-        all_home: bool | None = None
-        for s in sources:
-            t = tgt[s]
-            if t > 0:
-                if s == HEAD and start_head - me[HEAD] >= head_moves_left:
-                    continue
-                out.append((s, t, blot[t] and t not in hits))
-            elif t == 0:
-                if all_home is None:
-                    all_home = not any(me[7:26])
-                if not all_home or (s - d < 0 and (exact or any(me[s + 1:7]))):
-                    continue
-                out.append((s, 0, False))
-        return out
-
-    reach: _Reach = {(0, 0): {_key(me, hits): ()}}
-    double = turn.double
-    path: list[tuple[int, int, bool]] = []
-
-    def dfs(dice: tuple[int, ...], depth: int, top: int) -> None:
-        d = dice[depth]
-        rank = (depth + 1, d if depth == 0 and not double else 0)
-        level = reach.setdefault(rank, {})
-        for mv in moves(d, top):
-            s, t, h = mv
-            me[s] -= 1
-            me[t] += 1
-            if h:
-                hits.append(t)
-            path.append(mv)
-            level.setdefault(_key(me, hits), tuple(path))
-            if depth + 1 < len(dice):  # a double goes on from the same source down
-                dfs(dice, depth + 1, s if double else BAR)
-            path.pop()
-            if h:
-                hits.pop()
-            me[s] += 1
-            me[t] -= 1
-
-    orders = [turn.dice] if double else list(dict.fromkeys(itertools.permutations(turn.dice)))
-    for dice in orders:
-        dfs(dice, 0, BAR)
-    return reach
-
-
-def _generate_memo(turn: _Turn) -> _Reach:
-    """Generation trying every order of the dice, memoising visited states; used
-    when the order matters (six-block checked after every step, the Caucasian
-    rule, hitting only once a checker is home) and for the rarer readings."""
+def _generate(turn: _Turn) -> _Reach:
+    """Every position reachable with any prefix of any order of the dice: each
+    distinct die of those left is tried in turn, every checker from the bar
+    down, and a state (board, hits, dice left, hitters) is explored once.  A
+    rank's ends keep the order they were first reached in, with the first way
+    found to each: that order and those steps are the canonical ones, which
+    the compiled core reproduces."""
     reach: _Reach = {}
     seen: set[object] = set()
     me = list(turn.position.mover)
@@ -490,101 +408,20 @@ def _select(turn: _Turn, reach: _Reach) -> list[_Candidate]:
 
 
 # ---------------------------------------------------------------------------
-# The compiled kernel (nardtools._kernel) serves the readings whose outcome does
-# not depend on the order of steps; the search above is the reference and
-# serves the rest.  Both give the same plays in the same order (tests/test_kernel.py).
-#
-# Loading the kernel (numba and its compiled cache) takes about half a second,
-# as long as a few thousand reference generations, so a process loads it only once the
-# reference search has spent _KERNEL_AFTER seconds: one position is answered at
-# once, a long job pays the load once.  NARDTOOLS_ENGINE=kernel loads it at the
-# first generation, NARDTOOLS_ENGINE=reference never.
+# The compiled core (nardtools._core, see nardtools.core) does the same search
+# in C and gives the same plays, in the same order, with the same steps
+# (tests/test_core.py); the search above is the reference it follows, and the
+# fallback when the core is absent or NARDTOOLS_ENGINE=reference.
 
-_BLOCK_MODES = {"none": 0, "ahead": 1, "opponent-in-home": 2}
-_KERNEL_AFTER = 0.25  # seconds of reference generation before loading the kernel
-_kernel_state: list[Any] = []  # [module, workspace] once loaded; [None] if unavailable
-_reference_seconds = [0.0]  # spent so far by the reference search on kernel-served turns
-
-
-def _load_kernel() -> Any:
-    """The kernel module, loading it now if it can be (``None`` if not)."""
-    if not _kernel_state:
-        if os.environ.get("NARDTOOLS_ENGINE", "") == "reference":
-            _kernel_state.append(None)
-        else:
-            try:
-                from . import _kernel
-            except ImportError:  # pragma: no cover - numba missing
-                _kernel_state.append(None)
-            else:
-                _kernel_state.extend([_kernel, _kernel.Workspace()])
-    return _kernel_state[0]
-
-
-def _kernel_if_worth_it() -> Any:
-    """The kernel when it is loaded or now worth loading, else ``None``."""
-    if _kernel_state:
-        return _kernel_state[0]
-    if _reference_seconds[0] >= _KERNEL_AFTER or os.environ.get("NARDTOOLS_ENGINE", "") == "kernel":
-        return _load_kernel()
-    return None
-
-
-@contextlib.contextmanager
-def reference_search() -> Iterator[None]:
-    """Within this block, generate with the reference search instead of the
-    compiled kernel (for benchmarks and comparisons)."""
-    saved = _kernel_state[:]
-    _kernel_state[:] = [None]
-    try:
-        yield
-    finally:
-        _kernel_state[:] = saved
-
-
-class _KernelRows(Sequence[_Candidate]):
-    """The kernel's legal plays, made into candidates on access."""
-
-    def __init__(self, arrays: tuple[Any, ...]) -> None:
-        self._finals, self._hits, self._steps, self._nst, self._dice = arrays
-        self._n = len(self._finals)
-
-    def __len__(self) -> int:
-        return self._n
-
-    def __getitem__(self, i):  # type: ignore[no-untyped-def]
-        mask = int(self._hits[i])
-        hits = tuple(p for p in range(1, 25) if mask >> p & 1) if mask else ()
-        steps = tuple((s, t, bool(h)) for s, t, h in self._steps[i, :self._nst[i]].tolist())
-        return _Candidate((int(self._dice[i]), 0), steps, tuple(self._finals[i].tolist()), hits)
-
-
-def _legal(turn: _Turn, *, kernel: bool = True) -> Sequence[_Candidate]:
-    """The legal ends of turn, from the kernel when it serves these rules."""
-    served = kernel and turn.ordered and turn.whole_roll
-    k = _kernel_if_worth_it() if served else None
-    if k is not None:
-        import numpy as np
-
-        rules = turn.rules
-        general = (turn.long and turn.first_turn and rules.head == "general"
-                   and turn.limit > rules.head_limit)
-        params = np.array([turn.long, rules.hitting, turn.roll.high, turn.roll.low,
-                           turn.limit if turn.long else 99, rules.head_limit, general,
-                           turn.exact_bearoff, _BLOCK_MODES[turn.block],
-                           rules.block_path == "mover"], dtype=np.int64)
-        ws = _kernel_state[1]
-        n = k.generate(np.array(turn.position.mover, dtype=np.int64),
-                       np.array(turn.opp, dtype=np.int64), params, ws.table, ws.stamp,
-                       ws.finals, ws.hitm, ws.rank, ws.steps, ws.nst, ws.chosen, k.ZOBRIST)
-        if n >= 0:
-            return _KernelRows(k.chosen_rows(n, ws.chosen, ws.finals, ws.hitm, ws.steps, ws.nst, ws.rank))
-    if not served or _kernel_state:
-        return _select(turn, _generate(turn))
-    started = time.perf_counter()
-    chosen = _select(turn, _generate(turn))
-    _reference_seconds[0] += time.perf_counter() - started
-    return chosen
+def _legal(turn: _Turn, *, core: bool = True) -> Sequence[_Candidate]:
+    """The legal ends of turn, from the core when it is there."""
+    if core and CORE is not None:
+        rows = CORE.legal_plays(pack_rules(turn.rules), turn.position.mover, turn.opp, turn.dice,
+                                turn.whole_roll, int(turn.first_turn))
+        if rows is not None:
+            return [_Candidate((used, die), steps, me, tuple(p for p in range(1, 25) if mask >> p & 1))
+                    for used, die, me, mask, steps in rows]
+    return _select(turn, _generate(turn))
 
 
 def legal_plays(position: Position, roll: Roll | Dice, rules: RulesLike = None, *,
@@ -713,8 +550,8 @@ class _Attempt:
                 if self.run(cut, strict):
                     return True
             first_failure = self.failure
-            for cut in cuts:
-                for order in set(itertools.permutations(cut)):
+            for cut in cuts:  # every other order, each once, in itertools' order
+                for order in dict.fromkeys(itertools.permutations(cut)):
                     if self.run(order, strict):
                         return True
             self.failure = first_failure
@@ -728,11 +565,24 @@ def check_play(position: Position, roll: Roll | Dice, play: Play | str, rules: R
     A play that uses every die is judged by replaying its steps and checking the
     end-of-turn rules, without generating the other plays; only a play that
     leaves dice unused, or takes a second head checker under the ``general``
-    reading, is compared with the full set of legal plays.
+    reading, is compared with the full set of legal plays.  The compiled core
+    confirms a legal play at once; the reference below explains the rest.
     """
+    return _judge(position, roll, play, rules, first_turn)
+
+
+def _judge(position: Position, roll: Roll | Dice, play: Play | str, rules: RulesLike, first_turn: bool | None,
+           *, core: bool = True) -> Judgement:
     if isinstance(play, str):
         play = Play.parse(play)
     turn = _Turn(position, roll, rules, first_turn)
+    if core and CORE is not None:
+        judged = CORE.judge(pack_rules(turn.rules), position.mover, turn.opp, turn.dice, turn.whole_roll,
+                            int(turn.first_turn), tuple((st.source, st.target) for st in play.steps))
+        if judged is not None:
+            steps, mover, opponent, dice_used = judged
+            return Judgement(True, None, "legal", Position._trusted(position.kind, mover, opponent, 1 - position.player),
+                             Play(tuple(Step(*st) for st in steps)), dice_used)
     head, head_limit = turn.rules.head, turn.rules.head_limit
     attempt = _Attempt(turn)
     written = play.steps
@@ -754,7 +604,7 @@ def check_play(position: Position, roll: Roll | Dice, play: Play | str, rules: R
     needs_generation = used < turn.total_dice or (
         turn.long and turn.first_turn and head == "general" and heads > head_limit)
     if needs_generation:
-        chosen = list(_legal(turn, kernel=False))  # rare: not worth loading the kernel
+        chosen = list(_legal(turn, core=core))
         if (tuple(me), tuple(sorted(hits))) not in {(c.me, c.hits) for c in chosen}:
             most = max((c.rank[0] for c in chosen), default=0)
             if heads > head_limit and most == used:

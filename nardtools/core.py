@@ -1,0 +1,50 @@
+"""The compiled core of the rules (``nardtools._core``), and how Python talks to it.
+
+The core implements the rules once, in C, for every fast path; the readable
+Python reference (:mod:`nardtools.engine`, :mod:`nardtools.game`) is the
+specification it follows and the fallback when it was not built.  ``CORE`` is
+the extension module, or ``None`` when it is absent or
+``NARDTOOLS_ENGINE=reference`` asks for the reference alone.
+
+>>> from nardtools.rules import find_ruleset
+>>> len(pack_rules(find_ruleset("long").rules))
+120
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import struct
+from types import ModuleType
+
+from .outcome import BACKGAMMON_KINDS, LONG_KINDS, points_for
+from .rules import Rules
+
+CORE: ModuleType | None = None
+if os.environ.get("NARDTOOLS_ENGINE", "") != "reference":
+    try:
+        from . import _core as CORE  # noqa: N811 - the module, by its role
+    except ImportError:  # pragma: no cover - built without a C compiler
+        CORE = None
+
+_HEAD = {"general": 0, "doubles-list": 1, "none": 2}
+_BLOCK = {"none": 0, "ahead": 1, "opponent-in-home": 2}
+_KOKS = {"start-quarter": 0, "head": 1, "none": 2}
+_START = {"backgammon": 0, "nackgammon": 1, "hypergammon": 2, "tricktrack": 3, "long": 4}
+_CRAZY = {"none": 0, "twice": 2, "four-times": 4}
+
+
+@functools.lru_cache(maxsize=256)
+def pack_rules(rules: Rules) -> bytes:
+    """The options as the core reads them (``core.h``: the R_* order), int32 each."""
+    kinds = LONG_KINDS if rules.is_long else BACKGAMMON_KINDS + BACKGAMMON_KINDS[-1:]
+    values = [
+        rules.is_long, rules.hitting, rules.hit_after_home, rules.bar_first, rules.move_inside_home,
+        rules.remainder == "opponent", rules.double_reroll, _CRAZY[rules.crazy_doubles], rules.head_limit,
+        _HEAD[rules.head], _BLOCK[rules.block], rules.block_check == "every-step", rules.block_path == "mover",
+        rules.caucasian, rules.bear_off == "exact", rules.opening == "reroll", _KOKS[rules.koks], rules.cube,
+        rules.cube_limit, rules.beaver, rules.jacoby, rules.crawford, rules.auto_doubles, rules.dead_cube,
+        rules.condone_illegal, _START[rules.start], *(points_for(k, rules) for k in kinds),
+    ]
+    return struct.pack(f"<{len(values)}i", *(int(v) for v in values))

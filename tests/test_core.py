@@ -1,0 +1,53 @@
+"""The compiled core gives the reference's answers (tests/differential.py),
+and it is there: the tests require it unless NARDTOOLS_ENGINE=reference."""
+
+from __future__ import annotations
+
+import os
+import random
+import zlib
+
+import pytest
+
+from nardtools.core import CORE
+
+from .differential import cases, configurations, judgements_agree, plays_agree
+
+REFERENCE_ONLY = os.environ.get("NARDTOOLS_ENGINE") == "reference"
+
+
+def test_the_core_is_built():
+    """A missing build fails here, never skips: CI runs the core."""
+    assert CORE is not None or REFERENCE_ONLY, "nardtools._core is not built (a C compiler is needed)"
+
+
+@pytest.mark.skipif(REFERENCE_ONLY, reason="the reference alone is being tested")
+@pytest.mark.parametrize("label, rules", configurations(), ids=[label for label, _ in configurations()])
+def test_core_equals_reference(label, rules):
+    rng = random.Random(zlib.crc32(label.encode()))
+    compared = judged = 0
+    for position, roll, first_turn in cases(rules, rng, 120):
+        plays = plays_agree(position, roll, rules, first_turn)
+        judged += judgements_agree(position, roll, rules, first_turn, plays[:6], rng)
+        compared += 1
+    assert compared == 120 and judged > 100
+
+
+def test_perft_table():
+    """The committed table (tests/fixtures/make_perft.py made it with the
+    reference) is what both implementations give now."""
+    import json
+    from pathlib import Path
+
+    from nardtools import Position
+
+    from .fixtures.make_perft import row
+
+    table = json.loads((Path(__file__).parent / "fixtures" / "perft.json").read_text())
+    rules = dict(configurations())
+    assert len(table) > 150
+    for entry in table:
+        position = Position.parse(entry["position"])
+        for core in ((False, True) if not REFERENCE_ONLY else (False,)):
+            got = row(position, rules[entry["rules"]], entry["first_turn"], core=core)
+            assert got == entry["rolls"], (entry["rules"], entry["position"], "core" if core else "reference")
