@@ -1,10 +1,9 @@
 """The compiled parts of nardtools; everything else is in pyproject.toml.
 
-``nardtools._core`` (nardtools/_core/*.c) is the compiled core of the rules;
-``nardtools._fastmat`` the compiled check of backgammon .mat files.  Both are
-optional at install time: without a C compiler the package installs without
-them and the readable Python reference does all the work (slowly).  The
-tests require the core unless ``NARDTOOLS_ENGINE=reference`` is set.
+``nardtools._core`` (nardtools/_core/*.c) is the compiled core of the rules.
+It is optional at install time: without a C compiler the package installs
+without it and the readable Python reference does all the work (slowly).  The
+tests require it unless ``NARDTOOLS_ENGINE=reference`` is set.
 """
 
 from glob import glob
@@ -16,5 +15,4 @@ FLAGS = ["-O2", "-std=c11"]
 setup(ext_modules=[
     Extension("nardtools._core", sorted(glob("nardtools/_core/*.c")), depends=["nardtools/_core/core.h"],
               optional=True, extra_compile_args=FLAGS),
-    Extension("nardtools._fastmat", ["nardtools/_fastmat.c"], optional=True, extra_compile_args=["-O2"]),
 ])

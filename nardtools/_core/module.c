@@ -9,6 +9,7 @@
 #include <Python.h>
 #include <stdlib.h>
 #include "core.h"
+#include "mat.h"
 
 static _Thread_local Search *tls_search;
 
@@ -186,6 +187,97 @@ static PyObject *py_judge(PyObject *self, PyObject *const *args, Py_ssize_t narg
     return Py_BuildValue("(NNNN)", steps_tuple(steps, nsteps), side_tuple(after.me), side_tuple(after.opp), dice);
 }
 
+/* ------------------------------------------------------------------ records */
+
+static void collect_tag(void *user, Span name, Span value)
+{
+    PyObject *list = user;
+    if (PyErr_Occurred()) return;
+    PyObject *pair = Py_BuildValue("(s#s#)", name.p, (Py_ssize_t)name.n, value.p, (Py_ssize_t)value.n);
+    if (pair) { PyList_Append(list, pair); Py_DECREF(pair); }
+}
+
+/* mat_tags(data) -> [(name, value)] | None */
+static PyObject *py_mat_tags(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *list = PyList_New(0);
+    int ok = list && mat_tags(view.buf, (size_t)view.len, collect_tag, list);
+    PyBuffer_Release(&view);
+    if (!list || PyErr_Occurred()) { Py_XDECREF(list); return NULL; }
+    if (!ok) { Py_DECREF(list); Py_RETURN_NONE; }
+    return list;
+}
+
+/* The game of a record the core vouches for: its Crawford flag as the
+ * reference sets it, then the replay; the counts added up. */
+static int vouch_game(void *fp, GameRec *rec)
+{
+    MatFile *f = fp;
+    const Rules *r = f->r;
+    int crawford = 0, length = f->length;
+    if (length && r->v[R_CRAWFORD] && !f->crawford_done) {
+        int a = rec->score[0] == length - 1, b = rec->score[1] == length - 1;
+        if (a || b) { f->crawford_done = 1; crawford = !(a && b); }
+    }
+    if (crawford && f->first_game && (rec->score[0] || rec->score[1]) && r->v[R_CUBE])
+        for (int i = 0; i < rec->nacts; i++)   /* a fragment: the reference infers the Crawford game, and warns */
+            if (rec->acts[i].kind == A_DOUBLE) DEFER(f, rec->acts[i].line);
+    f->first_game = 0;
+    Game g;
+    game_start(&g, r, length, rec->score[0], rec->score[1], crawford);
+    if (!replay_game(f, rec, &g, NULL, NULL)) return 0;
+    if (g.phase != G_OVER && rec->nacts) DEFER(f, rec->line);   /* no result: the reference reports it */
+    f->games++;
+    f->complete += g.phase == G_OVER;
+    f->turns += g.turns;
+    return 1;
+}
+
+static _Thread_local int last_defer[2];
+
+/* mat_vouch(data, rules) -> (games, complete_games, turns) | None */
+static PyObject *py_mat_vouch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) return PyErr_Format(PyExc_TypeError, "mat_vouch takes 2 arguments");
+    Rules r;
+    if (!rules_from(args[1], &r)) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
+    MatFile *f = calloc(1, sizeof *f);
+    Search *search = thread_search();
+    if (!f || !search) { PyBuffer_Release(&view); free(f); return PyErr_NoMemory(); }
+    f->r = &r;
+    f->search = search;
+    f->first_game = 1;
+    f->on_game = vouch_game;
+    int ok;
+    if (r.v[R_REMAINDER_OPPONENT] || r.v[R_CRAZY] || r.v[R_DOUBLE_REROLL]) {   /* gul-bara's turns: the reference */
+        ok = 0;
+        f->defer_code = __LINE__;
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        ok = mat_read(view.buf, (size_t)view.len, f);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&view);
+    last_defer[0] = f->defer_line;
+    last_defer[1] = f->defer_code;
+    PyObject *out = ok ? Py_BuildValue("(lll)", f->games, f->complete, f->turns) : Py_NewRef(Py_None);
+    free(f);
+    return out;
+}
+
+static PyObject *py_deferred(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return Py_BuildValue("(ii)", last_defer[0], last_defer[1]);
+}
+
 static PyMethodDef methods[] = {
     {"legal_plays", (PyCFunction)(void (*)(void))py_legal_plays, METH_FASTCALL,
      "legal_plays(rules, mover, opponent, dice, whole_roll, first_turn) -> list | None\n\n"
@@ -195,6 +287,16 @@ static PyMethodDef methods[] = {
      "judge(rules, mover, opponent, dice, whole_roll, first_turn, play) -> tuple | None\n\n"
      "A written play (its text, or (source, target) pairs)'s canonical steps, the sides after it (the opponent then on roll) and the dice\n"
      "used, when it is legal; None when it is not or the core cannot tell (ask the reference)."},
+    {"mat_tags", py_mat_tags, METH_O,
+     "mat_tags(data) -> [(name, value)] | None\n\n"
+     "The tags of a .mat file's comment lines, as the reference reads them; None when the core\n"
+     "cannot be sure it would read them alike."},
+    {"mat_vouch", (PyCFunction)(void (*)(void))py_mat_vouch, METH_FASTCALL,
+     "mat_vouch(data, rules) -> (games, complete_games, turns) | None\n\n"
+     "The counts of a .mat file under rules (from its tags) when the reference's replay would\n"
+     "report nothing at all; None when the reference must replay it."},
+    {"deferred", py_deferred, METH_NOARGS,
+     "deferred() -> (record line, source line)\n\nWhere this thread's last mat_vouch gave up."},
     {NULL, NULL, 0, NULL},
 };
 

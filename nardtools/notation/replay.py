@@ -10,6 +10,7 @@ applied and the replay goes on; the other games are always replayed.
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -187,27 +188,39 @@ def record_ruleset(record: MatchRecord, rules: str | None = None,
     """The ruleset a record is replayed under: ``rules`` if given, else its
     ``Ruleset`` tag, else its ``Variation`` tag; then the options of its
     ``RuleOptions`` tag (``key=value;...``), then ``options`` on top."""
+    return tags_ruleset(tuple(record.tags), rules, tuple(sorted((options or {}).items())))
+
+
+@functools.lru_cache(maxsize=1024)
+def tags_ruleset(tags: tuple[tuple[str, str], ...], rules: str | None = None,
+                 options: tuple[tuple[str, str], ...] = ()) -> Ruleset:
+    """:func:`record_ruleset` of a record with these tags (the compiled check
+    reads a file's tags and asks here)."""
+
+    def tag(key: str) -> str:  # the last tag of that name, as MatchRecord.tag
+        return next((v for k, v in reversed(tags) if k.lower() == key.lower()), "")
+
     extra: dict[str, str] = {}
-    name = rules or record.tag("Ruleset") or {"long": "long"}.get(record.tag("Game").lower(), "")
-    variation = record.tag("Variation").replace(" ", "").lower()
+    name = rules or tag("Ruleset") or {"long": "long"}.get(tag("Game").lower(), "")
+    variation = tag("Variation").replace(" ", "").lower()
     for key, (base, opts) in VARIATIONS.items():
         if variation.startswith(key):
             name = name or base
             extra.update(opts)
-    limit = record.tag("CubeLimit").strip()
+    limit = tag("CubeLimit").strip()
     if limit == "1":
         extra["cube"] = "no"
     elif limit.isdigit() and len(limit) <= 6 and int(limit) > 1:
         extra["cube-limit"] = str(int(limit))
-    if record.tag("Crawford").strip().lower() == "off":
+    if tag("Crawford").strip().lower() == "off":
         extra["crawford"] = "no"
-    for item in filter(None, (record.tag("RuleOptions") or record.tag("Options")).split(";")):
+    for item in filter(None, (tag("RuleOptions") or tag("Options")).split(";")):
         key, _, value = item.partition("=")
         extra[key.strip()] = value.strip()
     ruleset = find_ruleset(name or "backgammon")
     if ruleset.rules.is_long:
         extra.pop("start", None)
-    return ruleset.with_options({**extra, **(options or {})})
+    return ruleset.with_options({**extra, **dict(options)})
 
 
 def replay_match(record: MatchRecord, *, rules: str | None = None,

@@ -6,18 +6,20 @@ file that cannot be read is reported, never fatal.  With ``jobs > 1`` files are
 validated in worker processes.  A file is read and replayed one game at a
 time, so memory is bounded by its largest game, not by its size.
 
-A plain backgammon ``.mat`` file is first shown to the compiled check
-(``nardtools._fastmat``, when it was built): it vouches for a file only when it
-sees that the replay would report nothing, and then gives the same counts; any
-other file, and any file it is unsure of, is replayed here.  The replay is the
-reference; ``NARDTOOLS_ENGINE=reference`` replays every file.
+A ``.mat`` file of either game is first shown to the compiled core
+(``nardtools._core``, when it was built): it reads the file's tags (the rules
+come from them, as for the replay), then reads and replays every game in C,
+and vouches for the file only when it sees that the replay would report
+nothing, giving the same counts; any other file, and any file it is unsure
+of, is replayed here.  The replay is the reference; ``NARDTOOLS_ENGINE=reference``
+replays every file.
 """
 
 from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,12 +31,7 @@ from .reading import RECORD_SUFFIXES, expand_paths, open_record, read_record
 if TYPE_CHECKING:
     from .replay import Problem
 
-_vouch: Callable[[bytes], tuple[int, int, int] | None] | None = None
-if os.environ.get("NARDTOOLS_ENGINE", "") != "reference":
-    try:
-        from .._fastmat import vouch as _vouch
-    except ImportError:  # pragma: no cover - built without a C compiler
-        pass
+from ..core import CORE, pack_rules
 
 __all__ = ["RECORD_SUFFIXES", "FileReport", "expand_paths", "read_record", "replay_file", "validate_file",
            "validate_paths", "vouched"]
@@ -73,18 +70,27 @@ class FileReport:
 
 def vouched(path: str, rules: str | None = None, options: Mapping[str, str] | None = None,
             lenient: bool = False, encoding: str | None = None, data: bytes | None = None) -> FileReport | None:
-    """The report of a file the compiled check vouches for (clean, and read
+    """The report of a file the compiled core vouches for (clean, and read
     under the file's own rules), else ``None``: the file must be replayed."""
-    if _vouch is None or rules is not None or options or lenient or encoding:
+    if CORE is None or rules is not None or options or lenient or encoding:
         return None
     try:
         if data is None:
             if path == "-" or os.path.getsize(path) > _VOUCH_LIMIT:
                 return None
             data = Path(path).read_bytes()
-        counts = _vouch(data)
     except OSError:
         return None  # the replay reports it
+    tags = CORE.mat_tags(data)
+    if tags is None:
+        return None
+    from .replay import tags_ruleset
+
+    try:
+        packed = pack_rules(tags_ruleset(tuple(tags)).rules)
+    except NardtoolsError:
+        return None  # an unknown ruleset or option: the replay says so
+    counts = CORE.mat_vouch(data, packed)
     if counts is None:
         return None
     games, complete, turns = counts

@@ -1,8 +1,10 @@
-"""The compiled .mat check (nardtools._fastmat) against the reference replay.
+"""The compiled core's check of .mat files (nardtools.notation.validate.vouched)
+against the reference replay, in both games.
 
 It may hand any file back to the replay; what it must never do is vouch for a
 file the replay finds anything wrong in, or give other counts than the replay.
-Checked on the whole corpus and on thousands of mutated copies of it."""
+Checked on the whole corpus, on random matches of every named ruleset, and on
+thousands of mutated copies of them."""
 
 from __future__ import annotations
 
@@ -20,7 +22,21 @@ from nardtools.notation.mat import gnubg_play
 from nardtools.outcome import classify, points_for
 from nardtools.playout import random_game
 
-fastmat = pytest.importorskip("nardtools._fastmat", reason="built without a C compiler")
+from nardtools.core import CORE
+from nardtools.errors import InvalidPlayError
+from nardtools.engine import _judge
+from nardtools.notation.mat import export_mat
+from nardtools.notation.replay import replay_match
+from nardtools.playout import random_match
+from nardtools.rules import rulesets
+
+pytestmark = pytest.mark.skipif(CORE is None, reason="the compiled core is not built (see test_core)")
+
+
+def quick(data: bytes) -> tuple[int, int, int] | None:
+    """The core's counts when it vouches for ``data``, else None."""
+    report = validate.vouched("x.mat", data=data)
+    return None if report is None else (report.games, report.complete_games, report.turns)
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent.parent / "shared" / "corpus"
@@ -38,8 +54,8 @@ def reference(data: bytes) -> tuple[int, int, int] | None:
 
 def agrees(data: bytes) -> bool:
     """The compiled check vouches only for files the replay finds clean, with its counts."""
-    quick = fastmat.vouch(data)
-    return quick is None or quick == reference(data)
+    counts = quick(data)
+    return counts is None or counts == reference(data)
 
 
 @needs_corpus
@@ -47,12 +63,12 @@ def test_vouches_only_for_clean_files_of_the_corpus_with_the_replays_counts():
     vouched = 0
     for path in FILES:
         data = path.read_bytes()
-        quick = fastmat.vouch(data)
-        if quick is not None:
-            assert quick == reference(data), path.name
+        counts = quick(data)
+        if counts is not None:
+            assert counts == reference(data), path.name
             vouched += 1
     # it serves every gnubg self-play file and nearly all of the real ones
-    assert all(fastmat.vouch(p.read_bytes()) for p in FILES if p.parent.name == "gnubg-selfplay")
+    assert all(quick(p.read_bytes()) for p in FILES if p.parent.name == "gnubg-selfplay")
     assert vouched >= 115, vouched
 
 
@@ -73,28 +89,31 @@ FIXTURE = (HERE / "fixtures" / "gnubg-standard-5-90001.mat").read_bytes()
 def test_hands_back_each_corruption(old, new, later):
     assert old.encode() in FIXTURE
     data = FIXTURE.replace(old.encode(), new.encode(), 1)
-    assert fastmat.vouch(data) is None
-    line, _ = fastmat.deferred()
+    assert quick(data) is None
+    line, _ = CORE.deferred()
     assert line == FIXTURE[:FIXTURE.index(old.encode())].count(b"\n") + 1 + later  # where it gave up
     assert reference(data) is None
 
 
 def test_truncated_and_reordered_files_are_handed_back():
     lines = FIXTURE.split(b"\n")
-    assert fastmat.vouch(FIXTURE) == reference(FIXTURE)
-    assert fastmat.vouch(b"\n".join(lines[:40])) is None                     # a game without its end
+    assert quick(FIXTURE) == reference(FIXTURE)
+    assert quick(b"\n".join(lines[:40])) is None                     # a game without its end
     swapped = lines[:]
     swapped[30], swapped[31] = swapped[31], swapped[30]
-    assert fastmat.vouch(b"\n".join(swapped)) is None                         # moves out of order
+    assert quick(b"\n".join(swapped)) is None                         # moves out of order
 
 
-def test_rules_that_change_the_game_are_left_to_the_replay():
+def test_rules_from_the_tags_are_the_replays():
+    """The rules come from the file's tags, as for the replay: the core
+    agrees with it under every one of them, or leaves the file to it."""
     header = b" 5 point match\n"
-    for tag in (b'; [Variation "LongNardy"]', b'; [Ruleset "arena"]', b'; [CubeLimit "1"]',
-                b'; [RuleOptions "jacoby=yes"]', b"; Set Pos=-a-a----E-C---eE---c-e----B-/1"):
-        assert fastmat.vouch(tag + b"\n" + FIXTURE) is None, tag
-    assert fastmat.vouch(b'; [CubeLimit "1024"]\n' + FIXTURE) == reference(FIXTURE)
-    assert fastmat.vouch(b'[Game "long"]\n' + header) is None                # a native record
+    for tag in (b'; [Variation "LongNardy"]', b'; [Ruleset "arena"]', b'; [CubeLimit "1"]', b'; [CubeLimit "2"]',
+                b'; [RuleOptions "jacoby=yes"]', b'; [Crawford "Off"]', b'; [Ruleset "no-such-ruleset"]'):
+        assert agrees(tag + b"\n" + FIXTURE), tag
+    assert quick(b"; Set Pos=-a-a----E-C---eE---c-e----B-/1\n" + FIXTURE) is None   # board edits: the replay
+    assert quick(b'; [CubeLimit "1024"]\n' + FIXTURE) == reference(FIXTURE)
+    assert quick(b'[Game "long"]\n' + header) is None                # a native record
 
 
 SCORE = b"gnubg : 0                      root : 0"
@@ -120,7 +139,7 @@ def test_text_the_reference_reads_otherwise_is_handed_back_or_agrees(data):
 def test_a_variation_tag_at_the_end_still_sets_the_start():
     nack = (CORPUS / "gnubg-selfplay" / "gnubg-nackgammon-5-90017.mat").read_bytes()
     moved = b"\n".join(line for line in nack.split(b"\n") if b"Variation" not in line) + b'\n; [Variation "NackGammon"]\n'
-    assert fastmat.vouch(moved) == fastmat.vouch(nack) == reference(moved)
+    assert quick(moved) == quick(nack) == reference(moved)
 
 
 def _write_play(play, rng: random.Random) -> str:
@@ -185,7 +204,7 @@ def _corrupt_play(data: bytes, turns: list, rng: random.Random) -> bytes:
 def test_random_games_are_vouched_for_and_corrupted_plays_agree(seed, start):
     rng = random.Random(seed)
     data, turns = _random_match(rng, start)
-    assert fastmat.vouch(data) == reference(data) == (1, 1, len(turns))
+    assert quick(data) == reference(data) == (1, 1, len(turns))
     for _ in range(5):
         assert agrees(_corrupt_play(data, turns, rng))
 
@@ -194,27 +213,42 @@ def test_random_games_are_vouched_for_and_corrupted_plays_agree(seed, start):
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["backgammon", "nackgammon", "hypergammon"]))
 def test_each_play_is_judged_as_check_play_judges_it(seed, start):
     """Every legal play, in every producer's writing, is accepted with the
-    engine's result; a play written wrong is accepted only if check_play
+    engine's result; a play written wrong is accepted only if the reference
     accepts it too, with the same result."""
     rng = random.Random(seed)
     rules = find_ruleset("backgammon").rules.with_options({"start": start})
     for t in rng.sample(random_game(rules, rng), 8):
         roll = rng.choice(ALL_ROLLS)
-        me, opp = t.position.mover, t.position.opponent
         for legal in legal_plays(t.position, roll, rules):
             for style in range(3):
                 text = _write_play(legal.play, random.Random(style * 7))
-                after = fastmat.play(me, opp, roll.high, roll.low, text)
-                assert after == (legal.result.opponent, legal.result.mover), (str(t.position), str(roll), text)
+                judged = _judge(t.position, roll, text, rules, None)
+                assert judged.legal and judged.result == legal.result, (str(t.position), str(roll), text)
             moves = str(legal.play).split()
             wrong = [" ".join(moves[:-1]), " ".join(moves + moves[:1]),
                      re.sub(r"\d+", lambda m: str(int(m[0]) - 1), str(legal.play), count=1)]
             for text in wrong:
-                judged = fastmat.play(me, opp, roll.high, roll.low, text)
-                if judged is not None:
-                    j = check_play(t.position, roll, text, rules)
-                    assert j.legal and j.result is not None, (str(t.position), str(roll), text)
-                    assert judged == (j.result.opponent, j.result.mover)
+                try:
+                    judged = _judge(t.position, roll, text, rules, None)
+                except InvalidPlayError:
+                    continue
+                if judged.legal:
+                    j = _judge(t.position, roll, text, rules, None, core=False)
+                    assert j.legal and j.result == judged.result, (str(t.position), str(roll), text)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.sampled_from([rs.name for rs in rulesets()
+                                                    if not rs.rules.remainder == "opponent"]))
+def test_random_matches_of_every_ruleset_are_vouched_for(seed, ruleset):
+    """A .mat record of a random match of any ruleset (Long Nardy included) is
+    vouched for with the replay's counts; corrupted, it agrees or is handed back."""
+    rng = random.Random(seed)
+    record = random_match(find_ruleset(ruleset), 3, seed)
+    data = export_mat(replay_match(record, rules=ruleset)).encode()
+    assert quick(data) == reference(data) != None  # noqa: E711
+    for _ in range(3):
+        assert agrees(_mutate(data, rng))
 
 
 def _mutate(data: bytes, rng: random.Random) -> bytes:
@@ -267,6 +301,6 @@ def test_mutated_corpus_files(seed, mutations):
 def test_validate_gives_the_same_reports_with_and_without_the_compiled_check(monkeypatch):
     files = [str(p) for p in FILES]
     fast = [r.as_dict() for r in validate.validate_paths(files, jobs=2)]
-    monkeypatch.setattr(validate, "_vouch", None)
+    monkeypatch.setattr(validate, "CORE", None)
     slow = [r.as_dict() for r in validate.validate_paths(files, jobs=1)]
     assert fast == slow

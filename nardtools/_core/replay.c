@@ -1,0 +1,81 @@
+/*
+ * Replaying one game of a record with the game machine, as
+ * nardtools.notation.replay._run does: 1 when the reference would report
+ * nothing about it, 0 otherwise (the reference then replays the record and
+ * explains what it finds).
+ */
+
+#include "mat.h"
+
+/* Whether the dice just rolled cannot be played at all (a dance). */
+static int dance_is_legal(MatFile *f, const Game *g)
+{
+    Turn t;
+    game_turn(g, &t);
+    legal_plays(&t, f->search);
+    return !f->search->overflow && f->search->nchosen == 0;
+}
+
+int replay_game(MatFile *f, GameRec *rec, Game *g, TurnHook on_turn, void *user)
+{
+    int started = 0;
+    for (int i = 0; i < rec->nacts; i++) {
+        const Act *a = &rec->acts[i];
+        if (a->kind == A_LOSE) continue;   /* (the reference leaves them out of the replay) */
+        const Act *next = NULL;
+        for (int j = i + 1; j < rec->nacts && !next; j++) if (rec->acts[j].kind != A_LOSE) next = &rec->acts[j];
+        if (g->phase == G_OVER) {   /* only the result may follow, as the record states it */
+            if (a->kind != A_WIN || a->player != g->winner || a->value != g->points) DEFER(f, a->line);
+            continue;
+        }
+        if (!started && a->kind != A_WIN) {
+            if (g->phase == G_OPENING && !game_begin(g, a->player)) DEFER(f, a->line);
+            started = 1;
+        }
+        switch (a->kind) {
+        case A_ROLL:
+        case A_ROLL_RESIGN: {
+            if (g->phase == G_PLAY) DEFER(f, a->line);   /* a roll while dice are still to play */
+            if (!game_roll(g, a->player, a->d1, a->d2)) DEFER(f, a->line);
+            if (a->kind == A_ROLL_RESIGN) break;          /* rolled, then resigned: the result follows */
+            if (a->play.n == 0 && !next && !dance_is_legal(f, g)) DEFER(f, a->line);   /* abandoned */
+            Turn t;
+            game_turn(g, &t);
+            Move moves[MAX_SEGMENTS];
+            int nmoves = parse_play(a->play.p, a->play.n, moves, MAX_SEGMENTS);
+            if (nmoves < 0) DEFER(f, a->line);
+            Board after;
+            Step steps[MAX_DICE];
+            int nsteps, used[MAX_DICE];
+            if (!judge_play(&t, f->search, moves, nmoves, &after, steps, &nsteps, used)) {
+                int resigns = a->play.n == 0 && next && next->kind == A_WIN;
+                if (!resigns) DEFER(f, a->line);   /* illegal, or the core cannot tell */
+                break;                             /* an empty play, then the result: a resignation */
+            }
+            Game before = *g;
+            game_play(g, &after);
+            if (on_turn) on_turn(user, &before, &t, a, steps, nsteps, &after);
+            break;
+        }
+        case A_DOUBLE:
+            if (!game_double(g, a->player, a->value)) DEFER(f, a->line);
+            break;
+        case A_TAKE:
+            if (!game_take(g)) DEFER(f, a->line);
+            break;
+        case A_DROP:
+            if (!game_drop(g)) DEFER(f, a->line);
+            break;
+        case A_BEAVER:
+            if (!game_beaver(g, a->value)) DEFER(f, a->line);
+            break;
+        case A_WIN:
+            if (!started) break;   /* a forfeit: the game never started */
+            if (!game_resigned(g, a->player, a->value)) DEFER(f, a->line);
+            break;
+        default:
+            DEFER(f, a->line);
+        }
+    }
+    return 1;
+}
