@@ -159,12 +159,8 @@ class Game:
         cube automatically); otherwise the higher die starts."""
         self._need(Phase.OPENING)
         if die_x == die_o:
-            note = "tie"
-            if self.rules.cube and self.auto_doubles < self.rules.auto_doubles and not self.crawford:
-                if self.cube * 2 <= self.rules.cube_limit:
-                    self.cube *= 2
-                    self.auto_doubles += 1
-                    note = f"tie: automatic double to {self.cube}"
+            doubled = self._tie()
+            note = f"tie: automatic double to {self.cube}" if doubled else "tie"
             self.history.append(Event(-1, "opening", Roll(die_x, die_o), note=note))
             return
         starter = 0 if die_x > die_o else 1
@@ -177,6 +173,39 @@ class Game:
             self.phase = Phase.PLAY
         else:
             self.phase = Phase.ROLL
+
+    def _tie(self) -> bool:
+        """A tied opening throw: the cube doubles when the rules' automatic
+        doubles allow (and not in the Crawford game).  True when it did."""
+        if (self.rules.cube and self.auto_doubles < self.rules.auto_doubles and not self.crawford
+                and self.cube * 2 <= self.rules.cube_limit):
+            self.cube *= 2
+            self.auto_doubles += 1
+            return True
+        return False
+
+    def automatic_double(self) -> None:
+        """An automatic double whose tied opening throw the record does not
+        show (its ``AutoDoubles`` tag): :class:`GameStateError` when the rules
+        allow no more of them.
+
+        >>> from nardtools import find_ruleset
+        >>> g = Game(find_ruleset("short-academic"))
+        >>> g.automatic_double(); g.cube
+        2
+        >>> g.automatic_double()
+        Traceback (most recent call last):
+        ...
+        nardtools.errors.GameStateError: no automatic double: the rules allow at most 1
+        """
+        self._need(Phase.OPENING)
+        if not self._tie():
+            why = ("the rules use no cube" if not self.rules.cube
+                   else "the Crawford game has none" if self.crawford
+                   else f"the cube limit is {self.rules.cube_limit}" if self.cube * 2 > self.rules.cube_limit
+                   else f"the rules allow at most {self.rules.auto_doubles}")
+            raise GameStateError(f"no automatic double: {why}")
+        self.history.append(Event(-1, "opening", None, note=f"tie: automatic double to {self.cube}"))
 
     def start(self, player: int) -> None:
         """Start the game with ``player`` on roll, skipping the opening throw (for

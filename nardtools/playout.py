@@ -126,7 +126,7 @@ def random_match(ruleset: Ruleset, length: int, seed: int, *, players: tuple[str
     >>> max(g.score[0] for g in m.games) < 3 and m.games[-1].result is not None
     True
     """
-    from .notation.record import Action, ActionKind, GameRecord, MatchRecord
+    from .notation.record import AUTO_DOUBLES, Action, ActionKind, GameRecord, MatchRecord
 
     rng = random.Random(seed)
     record = MatchRecord(length=length, players=players)
@@ -137,6 +137,8 @@ def random_match(ruleset: Ruleset, length: int, seed: int, *, players: tuple[str
         record.games.append(grec)
         while game.phase is Phase.OPENING:
             game.opening_roll(rng.randint(1, 6), rng.randint(1, 6))
+        if game.auto_doubles:
+            grec.tags.append((AUTO_DOUBLES, str(game.auto_doubles)))
         if game.phase is Phase.PLAY:  # the starter plays the opening dice
             _record_play(game, grec, rng)
         while game.phase is not Phase.OVER:

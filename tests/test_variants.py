@@ -147,3 +147,42 @@ def test_gulbara_record_with_carried_dice_validates_and_misorder_is_reported():
     wrong = text.replace("O +66: 24/18", "O +55: 24/14")
     (err,) = replay_match(read_native(wrong, "g.nrd")).errors
     assert err.rule == "turn-order" and "black plays +66" not in err.message and "+66" in err.message
+
+
+def _auto_double_match(fmt: str) -> str:
+    """A short-academic match (automatic doubles, seed 001) whose first game
+    opened with a tie, written in ``fmt``."""
+    from nardtools.notation.mat import export_mat
+    from nardtools.notation.native import export_native
+    from nardtools.notation.record import AUTO_DOUBLES
+    from nardtools.notation.replay import replay_match
+    from nardtools.playout import random_match
+
+    ruleset = find_ruleset("short-academic")
+    seed = next(s for s in range(200) if random_match(ruleset, 3, s).games[0].tags)
+    record = random_match(ruleset, 3, seed)
+    assert record.games[0].tags == [(AUTO_DOUBLES, "1")]
+    return (export_mat if fmt == "mat" else export_native)(replay_match(record, rules=ruleset.name))
+
+
+@pytest.mark.parametrize("fmt", ["mat", "nrd"])
+def test_a_games_automatic_double_is_recorded_and_replayed(fmt):
+    """The tied opening throws are not recorded, so the game says how often
+    the cube turned by itself; the replay starts the game at that cube."""
+    from nardtools.notation.mat import read_mat
+    from nardtools.notation.native import read_native
+    from nardtools.notation.replay import replay_match
+
+    def replay(text):
+        return replay_match((read_mat if fmt == "mat" else read_native)(text, f"x.{fmt}"))
+
+    text = _auto_double_match(fmt)
+    replayed = replay(text)
+    assert replayed.problems == []
+    assert replayed.games[0].turns[0].cube == 2
+    # without the tag the record disagrees with itself: the cube's values show it
+    bare = "\n".join(line for line in text.split("\n") if "AutoDoubles" not in line)
+    assert {p.rule for p in replay(bare).problems} & {"cube-value", "result"}
+    # more automatic doubles than the rules allow is an error naming the tag
+    problems = replay(text.replace('AutoDoubles "1"', 'AutoDoubles "2"', 1)).problems
+    assert [p.rule for p in problems][:1] == ["auto-doubles"] and "at most 1" in problems[0].message

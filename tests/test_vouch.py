@@ -246,7 +246,10 @@ def test_random_matches_of_every_ruleset_are_vouched_for(seed, ruleset):
     rng = random.Random(seed)
     record = random_match(find_ruleset(ruleset), 3, seed)
     data = export_mat(replay_match(record, rules=ruleset)).encode()
-    assert quick(data) == reference(data) != None  # noqa: E711
+    counts = reference(data)
+    assert counts is not None
+    # a game whose opening tie doubled the cube is left to the reference
+    assert quick(data) == (None if b"AutoDoubles" in data else counts)
     for _ in range(3):
         assert agrees(_mutate(data, rng))
 

@@ -4,16 +4,55 @@
  * _select), line for line.
  */
 
+#include <stddef.h>
 #include <stdlib.h>
 #include "core.h"
 
 enum { V_OK = 0, V_NO_CHECKER, V_BAR_FIRST, V_OPPONENT_POINT, V_INSIDE_HOME, V_NO_HIT, V_HEAD, V_HIT_AND_HIDE,
        V_NOT_HOME, V_HIGHER };
 
+static int table_init(Index *t, uint32_t size)
+{
+    t->stamp = calloc(size, sizeof *t->stamp);
+    t->index = malloc(size * sizeof *t->index);
+    t->mask = size - 1;
+    return t->stamp && t->index;
+}
+
 Search *search_new(void)
 {
     Search *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->states_cap = 1024;
+    s->states = malloc((size_t)s->states_cap * sizeof *s->states);
+    if (!s->states || !table_init(&s->end_table, 2048) || !table_init(&s->state_table, 2048)) return NULL;
+    s->stamp = 1;
     return s;
+}
+
+/* Put index i with hash h in the table (the caller knows it is not there). */
+static void table_put(Index *t, uint32_t stamp, uint64_t h, int i)
+{
+    uint32_t slot = (uint32_t)h & t->mask;
+    while (t->stamp[slot] == stamp) slot = (slot + 1) & t->mask;
+    t->stamp[slot] = stamp;
+    t->index[slot] = i;
+}
+
+/* Double a table that is half full, putting back the n entries it holds. */
+static int table_grow(Index *t, uint32_t stamp, int n, const void *items, size_t size, size_t hash_at)
+{
+    Index bigger;
+    if (!table_init(&bigger, 2 * (t->mask + 1))) return 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t h;
+        memcpy(&h, (const char *)items + (size_t)i * size + hash_at, sizeof h);
+        table_put(&bigger, stamp, h, i);
+    }
+    free(t->stamp);
+    free(t->index);
+    *t = bigger;
+    return 1;
 }
 
 /* ------------------------------------------------------------------ the turn */
@@ -141,6 +180,7 @@ typedef struct {
     uint32_t hits;
     signed char hitters[MAX_DICE + 4];
     int nhitters;
+    uint64_t h;              /* Zobrist hash of me */
 } Work;
 
 /* ------------------------------------------------------------------ the six-block rule */
@@ -185,62 +225,95 @@ int block_ok(const Turn *t, const signed char *me)
     return 1;
 }
 
-/* ------------------------------------------------------------------ the search */
+/* ------------------------------------------------------------------ the search's tables */
 
-static uint32_t hash_bytes(const void *p, size_t n, uint32_t h)
+/* Zobrist keys: one random word per point and count (splitmix64, fixed seed). */
+static uint64_t zobrist[26][16];
+
+static void zobrist_init(void)
 {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 16777619u;
+    uint64_t x = 0x6e61726474;   /* "nardt" */
+    for (int p = 0; p < 26; p++)
+        for (int c = 0; c < 16; c++) {
+            uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+            z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+            zobrist[p][c] = z ^ (z >> 31);
+        }
+}
+
+static uint64_t board_hash(const signed char *me)
+{
+    uint64_t h = 0;
+    for (int p = 0; p < 26; p++) h ^= zobrist[p][me[p] & 15];
     return h;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x = (x ^ (x >> 33)) * 0xFF51AFD7ED558CCDull;
+    return x ^ (x >> 29);
 }
 
 /* Record an end at a rank, the first time it is reached there. */
 static void reach(Search *s, const Work *w, int used, int die, const Step *path, int depth)
 {
-    uint32_t mask = 2 * MAX_ENDS - 1;
-    uint32_t h = hash_bytes(w->me, 26, 2166136261u ^ (uint32_t)(used * 8 + die));
-    h = hash_bytes(&w->hits, sizeof w->hits, h) & mask;
-    for (; s->end_stamp[h] == s->stamp; h = (h + 1) & mask) {
-        const End *e = &s->ends[s->end_slot[h]];
-        if (e->used == used && e->die == die && e->hits == w->hits && !memcmp(e->me, w->me, 26)) return;
+    uint64_t hash = mix(w->h ^ mix(w->hits + ((uint64_t)(used * 8 + die) << 32)));
+    Index *t = &s->end_table;
+    for (uint32_t slot = (uint32_t)hash & t->mask; t->stamp[slot] == s->stamp; slot = (slot + 1) & t->mask) {
+        const End *e = &s->ends[t->index[slot]];
+        if (e->hash == hash && e->used == used && e->die == die && e->hits == w->hits && !memcmp(e->me, w->me, 26))
+            return;
     }
     if (s->nends == MAX_ENDS) { s->overflow = 1; return; }
+    if (2 * (uint32_t)(s->nends + 1) > t->mask + 1
+        && !table_grow(t, s->stamp, s->nends, s->ends, sizeof(End), offsetof(End, hash))) {
+        s->overflow = 1;
+        return;
+    }
     End *e = &s->ends[s->nends];
     memcpy(e->me, w->me, 26);
     e->hits = w->hits;
     e->used = (unsigned char)used;
     e->die = (unsigned char)die;
     e->nsteps = (unsigned char)depth;
-    memcpy(e->steps, path, sizeof(Step) * (size_t)depth);
-    s->end_stamp[h] = s->stamp;
-    s->end_slot[h] = s->nends++;
+    memcpy(e->steps, path, sizeof e->steps);   /* (the steps past depth are not read) */
+    e->hash = hash;
+    table_put(t, s->stamp, hash, s->nends++);
 }
 
 /* Whether the state (board, hits, dice left, hitters) is new; it is then marked seen. */
 static int first_visit(Search *s, const Work *w, const int *left, int nleft)
 {
-    unsigned char key[40] = {0};
-    memcpy(key, w->me, 26);
-    uint32_t dice = 0;   /* the dice left, as a multiset: a count per value in 3 bits */
-    for (int i = 0; i < nleft; i++) dice += 1u << (3 * (left[i] - 1));
-    memcpy(key + 26, &dice, 3);
-    memcpy(key + 29, &w->hits, 4);
-    signed char sorted[MAX_DICE + 4];   /* the hitters, sorted */
-    int n = w->nhitters;
-    memcpy(sorted, w->hitters, (size_t)n);
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
-            signed char x = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = x;
-        }
-    key[33] = (unsigned char)n;
-    for (int i = 0; i < n && i < 6; i++) key[34 + i] = (unsigned char)sorted[i];
-    uint32_t mask = 2 * MAX_STATES - 1;
-    uint32_t h = hash_bytes(key, sizeof key, 2166136261u) & mask;
-    for (; s->state_stamp[h] == s->stamp; h = (h + 1) & mask)
-        if (!memcmp(s->state_key[h], key, sizeof key)) return 0;
-    if (++s->nstates > MAX_STATES) { s->overflow = 1; return 0; }
-    s->state_stamp[h] = s->stamp;
-    memcpy(s->state_key[h], key, sizeof key);
+    uint64_t dice = 0;   /* the dice left, as a multiset: a count per value in 3 bits */
+    for (int i = 0; i < nleft; i++) dice += 1ull << (3 * (left[i] - 1));
+    uint64_t extra = w->hits | dice << 32;
+    uint64_t hitters = 0;   /* the hitters as a multiset: a count per point in 2 bits */
+    for (int i = 0; i < w->nhitters; i++) hitters += 1ull << (2 * w->hitters[i]);
+    uint64_t hash = w->h ^ mix(extra) ^ mix(hitters + 0x51);
+    Index *t = &s->state_table;
+    for (uint32_t slot = (uint32_t)hash & t->mask; t->stamp[slot] == s->stamp; slot = (slot + 1) & t->mask) {
+        const StateKey *q = &s->states[t->index[slot]];
+        if (q->hash == hash && q->extra == extra && q->hitters == hitters && !memcmp(q->me, w->me, 26)) return 0;
+    }
+    if (s->nstates == MAX_STATES) { s->overflow = 1; return 0; }
+    if (s->nstates == s->states_cap) {
+        StateKey *more = realloc(s->states, 2 * (size_t)s->states_cap * sizeof *more);
+        if (!more) { s->overflow = 1; return 0; }
+        s->states = more;
+        s->states_cap *= 2;
+    }
+    if (2 * (uint32_t)(s->nstates + 1) > t->mask + 1
+        && !table_grow(t, s->stamp, s->nstates, s->states, sizeof(StateKey), offsetof(StateKey, hash))) {
+        s->overflow = 1;
+        return 0;
+    }
+    StateKey *q = &s->states[s->nstates];
+    q->hash = hash;
+    q->extra = extra;
+    q->hitters = hitters;
+    memcpy(q->me, w->me, 26);
+    table_put(t, s->stamp, hash, s->nstates++);
     return 1;
 }
 
@@ -251,15 +324,22 @@ typedef struct {
     Step path[MAX_DICE];
 } Walk;
 
+static void move_hash(Work *w, int s, int to)
+{
+    w->h ^= zobrist[s][w->me[s] & 15] ^ zobrist[s][(w->me[s] - 1) & 15];
+    w->h ^= zobrist[to][w->me[to] & 15] ^ zobrist[to][(w->me[to] + 1) & 15];
+}
+
 /* engine._generate: every position reachable with any prefix of any order of
- * the dice, each order of distinct dice tried in turn, sources from the bar down. */
+ * the dice, each distinct die left tried in turn, sources from the bar down. */
 static void visit(Walk *k, const int *left, int nleft, int depth)
 {
     const Turn *t = k->t;
     Search *s = k->s;
+    Work *w = &k->w;
     int used = t->ndice - nleft, die = 0;
     if (used == 1 && !t->dbl && t->ndice == 2) die = left[0] != t->high ? t->high : t->low;
-    reach(s, &k->w, used, die, k->path, depth);
+    reach(s, w, used, die, k->path, depth);
     if (!nleft || s->overflow) return;
     for (int i = 0; i < nleft; i++) {
         int d = left[i], repeat = 0;
@@ -268,17 +348,27 @@ static void visit(Walk *k, const int *left, int nleft, int depth)
         int rest[MAX_DICE], nrest = 0;
         for (int j = 0; j < nleft; j++) if (j != i) rest[nrest++] = left[j];
         for (int src = 25; src >= 1; src--) {
-            if (!k->w.me[src]) continue;
+            if (!w->me[src]) continue;
             int to, hit;
-            Work *w = &k->w;
             if (core_step(t, w->me, w->hits, w->hitters, w->nhitters, src, d, &to, &hit) != V_OK) continue;
-            Work saved = *w;
+            signed char saved_hitters[MAX_DICE + 4];
+            int saved_n = w->nhitters;
+            if (t->caucasian) memcpy(saved_hitters, w->hitters, (size_t)saved_n);
+            move_hash(w, src, to);
             core_apply(t, w->me, &w->hits, w->hitters, &w->nhitters, src, to, hit);
-            if (first_visit(s, &k->w, rest, nrest) && (!t->every_step || block_ok(t, k->w.me))) {
+            if (first_visit(s, w, rest, nrest) && (!t->every_step || block_ok(t, w->me))) {
                 k->path[depth] = (Step){(signed char)src, (signed char)to, (signed char)hit};
                 visit(k, rest, nrest, depth + 1);
             }
-            k->w = saved;
+            /* undo the step */
+            move_hash(w, to, src);
+            w->me[src]++;
+            w->me[to]--;
+            if (hit) w->hits &= ~(1u << to);
+            if (t->caucasian) {
+                memcpy(w->hitters, saved_hitters, (size_t)saved_n);
+                w->nhitters = saved_n;
+            }
         }
     }
 }
@@ -318,14 +408,16 @@ static void select_ends(const Turn *t, Search *s)
 
 void legal_plays(const Turn *t, Search *s)
 {
+    if (!zobrist[0][1]) zobrist_init();
     if (++s->stamp == 0) {   /* the stamps wrapped round: clear them */
-        memset(s->end_stamp, 0, sizeof s->end_stamp);
-        memset(s->state_stamp, 0, sizeof s->state_stamp);
+        memset(s->end_table.stamp, 0, (s->end_table.mask + 1) * sizeof(uint32_t));
+        memset(s->state_table.stamp, 0, (s->state_table.mask + 1) * sizeof(uint32_t));
         s->stamp = 1;
     }
     s->nends = s->nchosen = s->nstates = s->overflow = 0;
     Walk k = {.t = t, .s = s};
     memcpy(k.w.me, t->start.me, 26);
+    k.w.h = board_hash(k.w.me);
     visit(&k, t->dice, t->ndice, 0);
     if (!s->overflow) select_ends(t, s);
 }

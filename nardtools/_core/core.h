@@ -73,22 +73,30 @@ typedef struct {
     uint32_t hits;
     unsigned char used, die, nsteps;
     Step steps[MAX_DICE];
+    uint64_t hash;
 } End;
+
+/* A visited state of the search: the board, hits, dice left and hitters. */
+typedef struct { uint64_t hash, extra, hitters; signed char me[26]; } StateKey;
+
+/* An open-addressing hash table of indices, stamped so that it needs no
+ * clearing between searches; it grows as it fills. */
+typedef struct { uint32_t *stamp; int *index; uint32_t mask; } Index;
 
 /* The workspace of one search: every end reached (by rank, in the order
  * found), the states already visited, and the legal ends chosen. */
 #define MAX_ENDS 8192
-#define MAX_STATES 32768
+#define MAX_STATES 65536
 typedef struct {
     End ends[MAX_ENDS];
     int nends, nstates;
     int chosen[MAX_ENDS];   /* indices into ends: the legal plays, in the reference's order */
     int nchosen;            /* 0: nothing can be played (the empty play) */
-    int overflow;           /* the tables were too small: ask the reference */
-    /* hash sets (open addressing, stamped so that they need no clearing) */
-    uint32_t end_stamp[2 * MAX_ENDS], state_stamp[2 * MAX_STATES], stamp;
-    int end_slot[2 * MAX_ENDS];
-    unsigned char state_key[2 * MAX_STATES][40];
+    int overflow;           /* the tables were too small, or memory ran out: ask the reference */
+    StateKey *states;
+    int states_cap;
+    Index end_table, state_table;
+    uint32_t stamp;
 } Search;
 
 Search *search_new(void);

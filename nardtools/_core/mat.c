@@ -103,6 +103,14 @@ static Span next_line(const char **p, const char *end)
     return line;
 }
 
+static int has_word(Span s, const char *w)
+{
+    int n = (int)strlen(w);
+    for (int i = 0; i + n <= s.n; i++)
+        if (!memcmp(s.p + i, w, (size_t)n)) return 1;
+    return 0;
+}
+
 static int is_comment(Span s) { return s.n && (s.p[0] == ';' || s.p[0] == '#'); }
 
 /* The start of the text: after a UTF-8 BOM; NULL when a BOM starts text that
@@ -372,6 +380,7 @@ int mat_read(const char *data, size_t size, MatFile *f)
         first = 0;
         if (is_comment(s)) {
             if (set_pos(s)) DEFER(f, lineno);   /* a board edit: the reference */
+            if (has_word(s, "AutoDoubles")) DEFER(f, lineno);   /* a game's automatic doubles: the reference */
             continue;
         }
         for (int i = 0; i < line.n; i++)   /* printable ASCII: columns are characters, spaces as the reference's */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include "core.h"
 #include "mat.h"
+#include "stats.h"
 
 static _Thread_local Search *tls_search;
 
@@ -278,6 +279,117 @@ static PyObject *py_deferred(PyObject *self, PyObject *unused)
     return Py_BuildValue("(ii)", last_defer[0], last_defer[1]);
 }
 
+/* A bear-off table from a 2-D C-contiguous float32/float64 array. */
+static int table_from(PyObject *obj, Py_buffer *view, Table *t, Py_ssize_t rows)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_ND) < 0) return 0;
+    int single = !strcmp(view->format, "f"), dbl = !strcmp(view->format, "d");
+    if (view->ndim != 2 || (!single && !dbl) || view->shape[0] != rows) {
+        PyBuffer_Release(view);
+        PyErr_SetString(PyExc_ValueError, "a bear-off table is a 2-D float32 or float64 array, one row a position");
+        return 0;
+    }
+    *t = (Table){view->buf, (int)view->shape[1], single};
+    return 1;
+}
+
+static long long positions_of(int points)
+{
+    long long c = 1;   /* C(points + 15, 15) */
+    for (int i = 1; i <= 15; i++) c = c * (points + i) / i;
+    return c;
+}
+
+/* mat_stats(data, rules, turns, tables) -> (names, games, sides, turns, text) | None */
+static PyObject *py_mat_stats(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) return PyErr_Format(PyExc_TypeError, "mat_stats takes 4 arguments");
+    Rules r;
+    if (!rules_from(args[1], &r)) return NULL;
+    int want_turns = PyObject_IsTrue(args[2]);
+    if (want_turns < 0) return NULL;
+    RaceTables db;
+    Py_buffer dist_view = {0}, gammon_view = {0};
+    int have_db = args[3] != Py_None;
+    if (have_db) {
+        int points;
+        PyObject *dist, *gammon;
+        if (!PyArg_ParseTuple(args[3], "iOO", &points, &dist, &gammon)) return NULL;
+        if (points < 1 || points > 12) return PyErr_Format(PyExc_ValueError, "bear-off tables cover 1-12 points");
+        db.points = points;
+        if (!table_from(dist, &dist_view, &db.dist, positions_of(points))) return NULL;
+        if (!table_from(gammon, &gammon_view, &db.gammon, positions_of(points))) {
+            PyBuffer_Release(&dist_view);
+            return NULL;
+        }
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        if (have_db) { PyBuffer_Release(&dist_view); PyBuffer_Release(&gammon_view); }
+        return NULL;
+    }
+    MatFile *f = calloc(1, sizeof *f);
+    Stats *st = calloc(1, sizeof *st);
+    Search *search = thread_search();
+    PyObject *out = NULL;
+    if (!f || !st || !search) { PyErr_NoMemory(); goto done; }
+    st->db = have_db ? &db : NULL;
+    st->search = search;
+    st->want_turns = want_turns;
+    f->r = &r;
+    f->search = search;
+    f->first_game = 1;
+    f->on_game = stats_game;
+    f->user = st;
+    int ok = !(r.v[R_REMAINDER_OPPONENT] || r.v[R_CRAZY] || r.v[R_DOUBLE_REROLL]);
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        ok = mat_read(view.buf, (size_t)view.len, f);
+        Py_END_ALLOW_THREADS
+    }
+    last_defer[0] = f->defer_line;
+    last_defer[1] = f->defer_code;
+    if (!ok) { out = Py_NewRef(Py_None); goto done; }
+    PyObject *games = PyList_New((Py_ssize_t)st->ngames);
+    if (!games) goto done;
+    for (size_t i = 0; i < st->ngames; i++) {
+        const GameRow *g = &st->games[i];
+        PyList_SET_ITEM(games, (Py_ssize_t)i, Py_BuildValue(
+            "(iiiiiiiiiiiiiiiiii)", g->number, g->score[0], g->score[1], g->winner, g->kind, g->ending, g->points,
+            g->record_points, g->cube, g->turns, g->race_turn, g->race_pips[0], g->race_pips[1], g->opening_d1,
+            g->opening_d2, g->opening_side, g->complete, g->source));
+    }
+    PyObject *sides = PyList_New(2);
+    for (int q = 0; q < 2 && sides; q++) {
+        const Side *sd = &st->sides[q];
+        PyObject *rolls = PyDict_New();
+        for (int hi = 1; hi <= 6 && rolls; hi++)
+            for (int lo = 1; lo <= hi; lo++)
+                if (sd->rolls[hi * 10 + lo]) {
+                    char key[3] = {(char)('0' + hi), (char)('0' + lo), 0};
+                    PyObject *n = PyLong_FromLong(sd->rolls[hi * 10 + lo]);
+                    PyDict_SetItemString(rolls, key, n);
+                    Py_XDECREF(n);
+                }
+        PyList_SET_ITEM(sides, q, Py_BuildValue("(lNldldl)", sd->turns, rolls, sd->luck_n, sd->luck_sum, sd->race_n,
+                                                sd->race_sum, sd->race_errors));
+    }
+    PyObject *turns = want_turns ? PyBytes_FromStringAndSize((const char *)st->turns,
+                                                             (Py_ssize_t)(st->nturns * sizeof(TurnRow)))
+                                 : Py_NewRef(Py_None);
+    PyObject *text = PyBytes_FromStringAndSize(st->text ? st->text : "", (Py_ssize_t)st->text_len);
+    out = Py_BuildValue("((s#s#)iNNNN)", f->names[0], (Py_ssize_t)strlen(f->names[0]), f->names[1],
+                        (Py_ssize_t)strlen(f->names[1]), f->length, games, sides, turns, text);
+done:
+    PyBuffer_Release(&view);
+    if (have_db) { PyBuffer_Release(&dist_view); PyBuffer_Release(&gammon_view); }
+    if (st) stats_free(st);
+    free(st);
+    free(f);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"legal_plays", (PyCFunction)(void (*)(void))py_legal_plays, METH_FASTCALL,
      "legal_plays(rules, mover, opponent, dice, whole_roll, first_turn) -> list | None\n\n"
@@ -295,6 +407,10 @@ static PyMethodDef methods[] = {
      "mat_vouch(data, rules) -> (games, complete_games, turns) | None\n\n"
      "The counts of a .mat file under rules (from its tags) when the reference's replay would\n"
      "report nothing at all; None when the reference must replay it."},
+    {"mat_stats", (PyCFunction)(void (*)(void))py_mat_stats, METH_FASTCALL,
+     "mat_stats(data, rules, turns, tables) -> (names, length, games, sides, turns, text) | None\n\n"
+     "The statistics of a .mat file the core replays without a doubt (see nardtools.analysis.stats);\n"
+     "tables: (points, dist, gammon_dist) of a bear-off database for the race figures, or None."},
     {"deferred", py_deferred, METH_NOARGS,
      "deferred() -> (record line, source line)\n\nWhere this thread's last mat_vouch gave up."},
     {NULL, NULL, 0, NULL},
@@ -303,4 +419,9 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", "The compiled core of the rules.", -1, methods,
                                     NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__core(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__core(void)
+{
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddIntConstant(m, "TURN_ROW_SIZE", (long)sizeof(TurnRow)) < 0) { Py_DECREF(m); return NULL; }
+    return m;
+}

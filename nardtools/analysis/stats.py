@@ -16,7 +16,7 @@ The schema of each table is in ``docs/stats.md`` and in :data:`SCHEMAS`.
 >>> stats = file_stats_from_record(replay_text(text, path="g.mat"), turns=True)
 >>> [(g["winner"], g["outcome"], g["points"]) for g in stats.games]
 [('A', 'single', 1)]
->>> [(t["player"], t["dice"], t["play"], t["legal_plays"]) for t in stats.turns]
+>>> [(t["player"], t["dice"], t["play"], t["legal_plays"]) for t in stats.turns.rows()]
 [('A', '31', '8/5 6/5', 16), ('B', '42', '8/4 6/4', 14)]
 """
 
@@ -33,7 +33,7 @@ from typing import IO, Any, Callable, Iterable, Iterator, Sequence
 from ..dice import ALL_ROLLS
 from ..errors import AnalysisError, NardtoolsError
 from ..outcome import OutcomeKind
-from ..notation.replay import ReplayedMatch, replay_match
+from ..notation.replay import ReplayedMatch
 from .annotate import annotate_game
 
 #: Column name -> pandas dtype, for every table (``docs/stats.md`` explains them).
@@ -101,7 +101,7 @@ class FileStats:
 
     path: str
     games: list[dict[str, Any]] = field(default_factory=list)
-    turns: list[dict[str, Any]] = field(default_factory=list)
+    turns: TurnColumns | None = None  # the turn rows (as columns), when asked for
     # dice: player -> Counter of unordered rolls "63" (not openings played as rolled)
     rolls: dict[str, Counter[str]] = field(default_factory=dict)
     # players: player -> running sums
@@ -113,26 +113,37 @@ class FileStats:
 
 
 def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: str | None = None,
-               on_turns: Callable[[list[dict[str, Any]]], None] | None = None,
+               on_turns: Callable[[TurnColumns], None] | None = None,
                data: bytes | None = None) -> FileStats:
-    """Read and replay one file, a game at a time; an unreadable file gives an
-    empty result that says why (a batch never stops on one file).  With
-    ``on_turns`` each game's turn rows go there as soon as they are made,
-    so memory stays bounded by one game."""
+    """Read and replay one file; an unreadable file gives an empty result that
+    says why (a batch never stops on one file).  The compiled core does the
+    whole file when it can (:func:`core_file_stats`); otherwise it is read and
+    replayed here a game at a time, and with ``on_turns`` each game's turn
+    rows go there as soon as they are made, so memory stays bounded by one game."""
     from ..notation.reading import open_record
     from ..notation.replay import reading_problems, replay_games
 
+    if encoding is None:
+        fast = core_file_stats(path, data, turns=turns, race_points=race_points)
+        if fast is not None:
+            if on_turns is not None and fast.turns is not None:
+                on_turns(fast.turns)
+                fast.turns = None
+            return fast
     out = FileStats(str(path))
     try:
         record, games = open_record("<stdin>" if path == "-" else path, data, encoding)
         errors = []
+        rows: list[dict[str, Any]] = []
         for g in replay_games(record, games, lenient=True):
-            _add_game(out, g, record, g.game.ruleset, turns=turns, race_points=race_points)
+            _add_game(out, g, record, g.game.ruleset, rows if turns else None, race_points=race_points)
             errors += [p for p in g.problems if p.severity == "error"]
-            if on_turns is not None and out.turns:
-                on_turns(out.turns)
-                out.turns = []
+            if on_turns is not None and rows:
+                on_turns(TurnColumns.from_rows(rows))
+                rows = []
         out.problems = [str(p) for p in reading_problems(record) + errors]
+        if turns and on_turns is None:
+            out.turns = TurnColumns.from_rows(rows)
         return out
     except (OSError, UnicodeError, NardtoolsError) as e:
         return FileStats(str(path), unreadable=str(e))
@@ -140,17 +151,95 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: s
         return FileStats(str(path), unreadable=f"internal error ({type(e).__name__}: {e}); please report it")
 
 
+_OUTCOMES = {True: ("", "oin", "mars", "home-mars", "koks"), False: ("", "single", "gammon", "backgammon", "")}
+_ENDINGS = (None, "bear-off", "drop", "resign")
+_SOURCES = ("none", "replay", "record")
+
+
+def core_file_stats(path: str, data: bytes | None = None, *, turns: bool = False,
+                    race_points: int = 6) -> FileStats | None:
+    """The statistics of a ``.mat`` file the compiled core replays without a
+    doubt (the same figures as the replay here), or ``None``."""
+    from ..core import CORE, pack_rules
+
+    if CORE is None:
+        return None
+    try:
+        if data is None:
+            from ..notation.source import IN_MEMORY
+
+            if path == "-" or os.path.getsize(path) > IN_MEMORY:
+                return None
+            data = Path(path).read_bytes()
+    except OSError:
+        return None
+    tags = CORE.mat_tags(data)
+    if tags is None:
+        return None
+    from ..notation.tags import tags_ruleset
+    from .bearoff import BearoffDatabase
+
+    try:
+        ruleset = tags_ruleset(tuple(tags))
+    except NardtoolsError:
+        return None
+    rules = ruleset.rules
+    db = BearoffDatabase.cached(race_points)
+    got = CORE.mat_stats(data, pack_rules(rules), turns, (db.points, db.dist, db.gammon_dist))
+    if got is None:
+        return None
+    (first, second), length, games, sides, turn_bytes, text = got
+    names = (first or "X", second or "O")
+    path = "<stdin>" if path == "-" else str(path)
+    out = FileStats(path)
+    variant = "long" if rules.is_long else rules.start
+    kinds = _OUTCOMES[rules.is_long]
+    for (number, score0, score1, winner, kind, ending, points, record_points, cube, nturns, race_turn, race0,
+         race1, d1, d2, opening_side, complete, source) in games:
+        out.games.append({
+            "file": path, "game": number, "variant": variant, "ruleset": ruleset.name,
+            "player0": names[0], "player1": names[1], "match_length": length,
+            "score0": score0, "score1": score1,
+            "winner": names[winner] if winner >= 0 else None, "winner_side": winner if winner >= 0 else None,
+            "outcome": kinds[kind] or None, "ending": _ENDINGS[ending],
+            "points": points if points >= 0 else (record_points if record_points >= 0 else None),
+            "record_points": record_points if record_points >= 0 else None, "cube": cube, "turns": nturns,
+            "race_turn": race_turn if race_turn >= 0 else None,
+            "race_pips0": race0 if race_turn >= 0 else None, "race_pips1": race1 if race_turn >= 0 else None,
+            "opening_roll": f"{d1}{d2}" if d1 else None, "opening_side": opening_side if opening_side >= 0 else None,
+            "complete": bool(complete), "result_source": _SOURCES[source], "problems": 0, "first_problem": None,
+            "warnings": 0,
+        })
+    for side, (nturns, rolls, luck_n, luck_sum, race_n, race_sum, race_errors) in enumerate(sides):
+        who = names[side]
+        if nturns:
+            out.turns_played[who] += nturns
+        if rolls:
+            out.rolls.setdefault(who, Counter()).update(rolls)
+        if luck_n:
+            out.luck[who] = [luck_n, luck_sum]
+        if race_n:
+            out.race[who] = [race_n, race_sum, race_errors]
+    if turns:
+        out.turns = TurnColumns.from_core(turn_bytes, text, path, ruleset.name, names)
+    return out
+
+
 def file_stats_from_record(match: ReplayedMatch, *, turns: bool = False, race_points: int = 6) -> FileStats:
     """The statistics of one replayed file; see the module docstring."""
     out = FileStats(match.record.path)
     out.problems = [str(p) for p in match.errors]
+    rows: list[dict[str, Any]] = []
     for g in match.games:
-        _add_game(out, g, match.record, match.ruleset, turns=turns, race_points=race_points)
+        _add_game(out, g, match.record, match.ruleset, rows if turns else None, race_points=race_points)
+    if turns:
+        out.turns = TurnColumns.from_rows(rows)
     return out
 
 
-def _add_game(out: FileStats, g: Any, record: Any, ruleset: Any, *, turns: bool, race_points: int) -> None:
-    """One replayed game's rows and counts, added to ``out``."""
+def _add_game(out: FileStats, g: Any, record: Any, ruleset: Any, rows: list[dict[str, Any]] | None, *,
+              race_points: int) -> None:
+    """One replayed game's rows and counts, added to ``out`` (its turn rows to ``rows``, if given)."""
     names = record.names
     rules = ruleset.rules
     variant = "long" if rules.is_long else rules.start
@@ -196,8 +285,8 @@ def _add_game(out: FileStats, g: Any, record: Any, ruleset: Any, *, turns: bool,
             acc[0] += 1
             acc[1] += n.race_error
             acc[2] += n.race_error >= RACE_ERROR_THRESHOLD
-        if turns:
-            out.turns.append({
+        if rows is not None:
+            rows.append({
                 "file": record.path, "ruleset": ruleset.name, "game": n.game, "turn": n.turn, "index": n.index,
                 "side": n.player,
                 "player": who, "dice": n.dice, "play": n.play, "pips_before": n.pips_before[0],
@@ -217,6 +306,71 @@ def _pips_of(note: Any, side: int) -> int | None:
 
 
 # ---------------------------------------------------------------------------
+# Turn rows as columns
+
+_TURN_INTS = ("game", "turn", "index", "side", "high", "low", "pips_before", "pips_opponent", "pips_after",
+              "legal_plays", "dice_used", "dice_lost", "race", "race_exact", "play_start", "play_len")
+_TURN_FLOATS = ("pwin_before", "pwin_after", "luck", "race_error")
+
+
+class TurnColumns:
+    """Rows of the turns table as columns (name -> list or numpy array), as
+    the compiled core gives them, so that a million rows are not a million
+    dictionaries; :meth:`rows` gives dictionaries for the writers that want them."""
+
+    def __init__(self, columns: dict[str, Any], n: int) -> None:
+        self.columns, self.n = columns, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    @classmethod
+    def from_rows(cls, rows: list[dict[str, Any]]) -> TurnColumns:
+        return cls({c: [r.get(c) for r in rows] for c in SCHEMAS["turns"]}, len(rows))
+
+    @classmethod
+    def from_core(cls, data: bytes, text: bytes, path: str, ruleset: str, names: tuple[str, str]) -> TurnColumns:
+        """The columns of the rows ``nardtools._core.mat_stats`` packed (``TurnRow`` of stats.h)."""
+        import numpy as np
+
+        dtype = np.dtype([(c, "<i4") for c in _TURN_INTS] + [(c, "<f8") for c in _TURN_FLOATS])
+        rows = np.frombuffer(data, dtype)
+        n = len(rows)
+        plays = text.decode("ascii")
+        starts, lengths = rows["play_start"].tolist(), rows["play_len"].tolist()
+        side = rows["side"]
+        columns: dict[str, Any] = {
+            "file": [path] * n, "ruleset": [ruleset] * n,
+            **{c: rows[c].astype("int64") for c in ("game", "turn", "index", "side", "pips_before", "pips_opponent",
+                                                     "pips_after", "legal_plays", "dice_used", "dice_lost")},
+            "player": np.where(side == 0, names[0], names[1]).tolist(),
+            "dice": (rows["high"] * 10 + rows["low"]).astype(str).tolist(),
+            "play": [plays[a:a + b] for a, b in zip(starts, lengths)],
+            "forced": rows["legal_plays"] == 1, "race": rows["race"] != 0, "race_exact": rows["race_exact"] != 0,
+            **{c: rows[c].copy() for c in _TURN_FLOATS},
+            "legal": np.ones(n, bool), "rule": [None] * n,
+        }
+        return cls({c: columns[c] for c in SCHEMAS["turns"]}, n)
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Each row as a dictionary (NaN as None)."""
+        lists = {c: (v.tolist() if hasattr(v, "tolist") else v) for c, v in self.columns.items()}
+        for i in range(self.n):
+            yield {c: (None if isinstance(v[i], float) and math.isnan(v[i]) else v[i]) for c, v in lists.items()}
+
+    def rename_players(self, names: Names) -> None:
+        self.columns["player"] = [names(p) for p in self.columns["player"]]
+
+    def frame(self, columns: Sequence[str] | None = None) -> Any:
+        """A pandas DataFrame with the documented dtypes."""
+        import pandas as pd
+
+        wanted = list(columns or SCHEMAS["turns"])
+        frame = pd.DataFrame({c: self.columns[c] for c in wanted}, columns=wanted)
+        return frame.astype({c: SCHEMAS["turns"][c] for c in wanted})
+
+
+# ---------------------------------------------------------------------------
 # Folding files together
 
 class TableSink:
@@ -231,17 +385,20 @@ class TableSink:
         self._writer: Any = None
         self._file: IO[str] | None = None
 
-    def write(self, rows: list[dict[str, Any]]) -> None:
-        if not rows and self.rows:
+    def write(self, turns: TurnColumns) -> None:
+        if not len(turns) and self.rows:
             return
         if self.fmt == "parquet":
+            import pyarrow as pa
             import pyarrow.parquet as pq
 
-            table = to_arrow(rows, self.table, self.columns)
+            table = pa.Table.from_pandas(turns.frame(self.columns), preserve_index=False)
             if self._writer is None:
                 self._writer = pq.ParquetWriter(self.tmp, table.schema)
             self._writer.write_table(table)
+            self.rows += len(turns)
         else:
+            rows = turns.rows()
             if self._file is None:
                 self._file = open(self.tmp, "w", encoding="utf-8", newline="")
                 if self.fmt == "csv":
@@ -255,12 +412,10 @@ class TableSink:
                     self._file.write(("," if self.rows else "") + "\n" + json.dumps(
                         {c: _json_value(row.get(c)) for c in self.columns}, ensure_ascii=False))
                 self.rows += 1
-            return
-        self.rows += len(rows)
 
     def close(self) -> None:
         if self._writer is None and self._file is None:
-            self.write([])  # an empty table still gets its header
+            self.write(TurnColumns.from_rows([]))  # an empty table still gets its header
         if self._writer is not None:
             self._writer.close()
         if self._file is not None:
@@ -291,9 +446,9 @@ class GroupSink:
         self.groups: dict[tuple[Any, ...], list[float]] = {}
         self.rows = 0
 
-    def write(self, rows: list[dict[str, Any]]) -> None:
+    def write(self, turns: TurnColumns) -> None:
         width = len(self.measured)
-        for row in rows:
+        for row in turns.rows():
             acc = self.groups.setdefault(tuple(row.get(k) for k in self.keys), [0.0] * (1 + 2 * width))
             acc[0] += 1
             for i, column in enumerate(self.measured):
@@ -301,7 +456,7 @@ class GroupSink:
                 if value is not None and not (isinstance(value, float) and math.isnan(value)):
                     acc[1 + i] += float(value)
                     acc[1 + width + i] += 1
-        self.rows += len(rows)
+        self.rows += len(turns)
 
     def frame(self) -> Any:
         """The groups as :func:`group` gives them: keys, ``rows``, ``mean_<column>``."""
@@ -412,7 +567,7 @@ class Archive:
     sink: TableSink | GroupSink | None = None  # where turn rows go (else kept, for small archives)
     keep_turns: bool = False
     games: list[dict[str, Any]] = field(default_factory=list)
-    turns: list[dict[str, Any]] = field(default_factory=list)
+    turns: list[TurnColumns] = field(default_factory=list)
     rolls: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     luck: dict[str, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0, 0.0]))
     race: dict[str, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0, 0.0, 0]))
@@ -433,7 +588,8 @@ class Archive:
             for column in ("player0", "player1", "winner"):
                 row[column] = name(row[column])
         self.games.extend(stats.games)
-        self.add_turns(stats.turns)
+        if stats.turns is not None:
+            self.add_turns(stats.turns)
         for who, counter in stats.rolls.items():
             self.rolls[name(who) or who].update(counter)
         for who, (n, total) in stats.luck.items():
@@ -447,22 +603,18 @@ class Archive:
         for who, n in stats.turns_played.items():
             self.turns_played[name(who) or who] += n
 
-    def add_turns(self, rows: list[dict[str, Any]]) -> None:
+    def add_turns(self, turns: TurnColumns) -> None:
         """Turn rows, to the sink or kept (or dropped when no turns table is wanted)."""
-        for row in rows:
-            row["player"] = self.names(row["player"])
+        turns.rename_players(self.names)
         if self.sink is not None:
-            self.sink.write(rows)
+            self.sink.write(turns)
         elif self.keep_turns:
-            self.turns.extend(rows)
+            self.turns.append(turns)
 
     # ------------------------------------------------------------- tables
     def games_rows(self) -> list[dict[str, Any]]:
         return self.games
 
-    def turns_rows(self) -> list[dict[str, Any]]:
-        """The turn rows kept in memory (none when they went to a sink)."""
-        return self.turns
 
     def players_rows(self) -> list[dict[str, Any]]:
         rows: dict[str, dict[str, Any]] = {}
@@ -519,11 +671,14 @@ class Archive:
 
     def frame(self, table: str) -> Any:
         """One table as a pandas DataFrame with the documented dtypes."""
+        if table == "turns":  # the rows kept in memory (none when they went to a sink)
+            import pandas as pd
+
+            frames = [t.frame() for t in self.turns if len(t)]
+            return pd.concat(frames, ignore_index=True) if frames else TurnColumns.from_rows([]).frame()
         builders: dict[str, Callable[[], list[dict[str, Any]]]] = {
-            "games": self.games_rows, "players": self.players_rows, "dice": self.dice_rows,
-            "turns": self.turns_rows}
-        rows = builders[table]()
-        return to_frame(rows, table)
+            "games": self.games_rows, "players": self.players_rows, "dice": self.dice_rows}
+        return to_frame(builders[table](), table)
 
 
 def group(frame: Any, keys: Sequence[str]) -> Any:
@@ -610,7 +765,7 @@ def chi2_sf(x: float, df: int) -> float:
 # Running over many files
 
 def run_local(files: Sequence[str], *, turns: bool = False, race_points: int = 6, jobs: int = 1,
-              encoding: str | None = None, on_turns: Callable[[list[dict[str, Any]]], None] | None = None,
+              encoding: str | None = None, on_turns: Callable[[TurnColumns], None] | None = None,
               stdin: bytes | None = None) -> Iterator[FileStats]:
     """:func:`file_stats` of every file, in order, on ``jobs`` processes.
     A file too large to read at once is replayed here, its turn rows going to

@@ -20,7 +20,7 @@ import dataclasses
 from typing import Any
 
 from ..errors import NardtoolsError
-from .record import Action, ActionKind, GameRecord
+from .record import AUTO_DOUBLES, Action, ActionKind, GameRecord
 
 
 class ConversionError(NardtoolsError, ValueError):
@@ -80,7 +80,7 @@ def mat_losses(replayed: Any) -> list[str]:
         visit(g.record.actions)
         comments += len(g.record.closing)
         game_tags |= {k for k, v in g.record.tags if first_tags.get(k) != v
-                      and k not in ("Score", "GameNumber", "Result")}
+                      and k not in ("Score", "GameNumber", "Result", AUTO_DOUBLES)}
     notes = []
     if comments:
         notes.append(_count(comments, "comment"))

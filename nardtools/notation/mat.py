@@ -28,7 +28,7 @@ from ..dice import Roll
 from ..errors import InvalidPositionError
 from ..play import Play
 from .ids import Setup, read_snowie, read_xgid, snowie, xg_position
-from .record import MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError
+from .record import AUTO_DOUBLES, MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError
 from .source import MAX_LINE, Overlong
 from .sniff import MAT_HEADER as _HEADER
 from .sniff import decode, looks_like_mat  # noqa: F401 - part of this module's interface
@@ -74,8 +74,20 @@ def mat_tags(lines: Iterable[str], record: MatchRecord) -> None:
     for raw in lines:
         stripped = raw.strip()
         if stripped and stripped[0] in ";#" and not _SET_POS.match(stripped):
-            record.comments.append(stripped[1:].strip())
-            record.tags.extend(_TAG.findall(stripped))
+            _comment(stripped, record, None)
+
+
+def _comment(stripped: str, record: MatchRecord, game: GameRecord | None) -> None:
+    """A comment line: its tags are the match's, but for a game's own
+    (:data:`~nardtools.notation.record.AUTO_DOUBLES`), which belong to ``game``."""
+    tags = _TAG.findall(stripped)
+    own = [t for t in tags if t[0] == AUTO_DOUBLES]
+    if game is not None:
+        game.tags += own
+    if own and len(own) == len(tags):
+        return
+    record.comments.append(stripped[1:].strip())
+    record.tags += [t for t in tags if t[0] != AUTO_DOUBLES]
 
 
 def mat_games(lines: Iterable[str], record: MatchRecord, *, comments: bool = True) -> Iterator[GameRecord]:
@@ -109,8 +121,9 @@ def mat_games(lines: Iterable[str], record: MatchRecord, *, comments: bool = Tru
             continue
         if stripped[0] in ";#":
             if comments:
-                record.comments.append(stripped[1:].strip())
-                record.tags.extend(_TAG.findall(stripped))
+                _comment(stripped, record, game)
+            elif game is not None:
+                game.tags += [t for t in _TAG.findall(stripped) if t[0] == AUTO_DOUBLES]
             continue
         if not header_seen:
             m = _HEADER.match(line)
@@ -321,6 +334,7 @@ def write_mat(record: MatchRecord, plays: Mapping[int, str] | None = None) -> st
         out.append(f" Game {game.number}")
         left = f"{names[0]} : {game.score[0]}"
         out.append(f" {left:<31}{names[1]} : {game.score[1]}")
+        out += [f'; [{k} "{v}"]' for k, v in game.tags if k == AUTO_DOUBLES]
         for number, left_action, right_action in game.rows():
             if number == 0 and left_action is not None and left_action.board is not None:
                 out.append(f"; Set Pos={xg_position(Setup(left_action.board))}/{left_action.value or 1}")

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 from ..dice import Roll
 from ..errors import InvalidPositionError
 from ..position import Position
-from .record import MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError
+from .record import AUTO_DOUBLES, MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError
 from .source import MAX_LINE, Overlong
 from .sniff import looks_native  # noqa: F401 - part of this module's interface
 
@@ -365,7 +365,8 @@ def game_tags(record: MatchRecord, game: GameRecord, ruleset: Any, result: str) 
         key = _tag_name(k)
         if k.lower() not in _MAT_SAID and key.lower() not in named and key:
             kept[key.lower()] = (key, v)
-    return tags + list(kept.values()) + [("Result", result)]
+    own = [(k, v) for k, v in game.tags if k == AUTO_DOUBLES]
+    return tags + list(kept.values()) + own + [("Result", result)]
 
 
 def _tag_name(name: str) -> str:

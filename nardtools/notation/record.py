@@ -18,6 +18,12 @@ from ..position import Position
 #: Syntax problems a reader reports in one file before it stops reading it.
 MAX_ERRORS = 1000
 
+#: The tag of a game whose opening throw tied and doubled the cube
+#: automatically (``Rules.auto_doubles``): how many times.  Records leave out
+#: the tied throws, so without it the cube of such a game is unknown.  It
+#: belongs to one game in every format (in ``.mat`` a comment after the score line).
+AUTO_DOUBLES = "AutoDoubles"
+
 
 class RecordError(NardtoolsError, ValueError):
     """A record that cannot be read, with its location."""

@@ -10,7 +10,6 @@ applied and the replay goes on; the other games are always replayed.
 from __future__ import annotations
 
 import copy
-import functools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -23,15 +22,9 @@ from ..play import Play
 from ..position import PLAYER_NAMES, Position
 from ..rules import Ruleset, find_ruleset
 from .ids import Setup
-from .record import Action, ActionKind, GameRecord, MatchRecord
+from .record import AUTO_DOUBLES, Action, ActionKind, GameRecord, MatchRecord
+from .tags import VARIATIONS, tags_ruleset  # noqa: F401 - VARIATIONS is part of this module's interface
 
-#: .mat ``Variation`` tags and the rulesets and options they select.
-VARIATIONS: dict[str, tuple[str, dict[str, str]]] = {
-    "backgammon": ("backgammon", {}),
-    "nackgammon": ("backgammon", {"start": "nackgammon"}),
-    "hypergammon": ("backgammon", {"start": "hypergammon"}),
-    "longnardy": ("long", {}),
-}
 
 
 @dataclass(frozen=True)
@@ -191,38 +184,6 @@ def record_ruleset(record: MatchRecord, rules: str | None = None,
     return tags_ruleset(tuple(record.tags), rules, tuple(sorted((options or {}).items())))
 
 
-@functools.lru_cache(maxsize=1024)
-def tags_ruleset(tags: tuple[tuple[str, str], ...], rules: str | None = None,
-                 options: tuple[tuple[str, str], ...] = ()) -> Ruleset:
-    """:func:`record_ruleset` of a record with these tags (the compiled check
-    reads a file's tags and asks here)."""
-
-    def tag(key: str) -> str:  # the last tag of that name, as MatchRecord.tag
-        return next((v for k, v in reversed(tags) if k.lower() == key.lower()), "")
-
-    extra: dict[str, str] = {}
-    name = rules or tag("Ruleset") or {"long": "long"}.get(tag("Game").lower(), "")
-    variation = tag("Variation").replace(" ", "").lower()
-    for key, (base, opts) in VARIATIONS.items():
-        if variation.startswith(key):
-            name = name or base
-            extra.update(opts)
-    limit = tag("CubeLimit").strip()
-    if limit == "1":
-        extra["cube"] = "no"
-    elif limit.isdigit() and len(limit) <= 6 and int(limit) > 1:
-        extra["cube-limit"] = str(int(limit))
-    if tag("Crawford").strip().lower() == "off":
-        extra["crawford"] = "no"
-    for item in filter(None, (tag("RuleOptions") or tag("Options")).split(";")):
-        key, _, value = item.partition("=")
-        extra[key.strip()] = value.strip()
-    ruleset = find_ruleset(name or "backgammon")
-    if ruleset.rules.is_long:
-        extra.pop("start", None)
-    return ruleset.with_options({**extra, **dict(options)})
-
-
 def replay_match(record: MatchRecord, *, rules: str | None = None,
                  options: Mapping[str, str] | None = None, lenient: bool = False) -> ReplayedMatch:
     """Replay every game of a record; see the module docstring."""
@@ -314,8 +275,23 @@ def _replay_game(grec: GameRecord, game: Game, record: MatchRecord) -> ReplayedG
         out.problems.append(Problem(record.path, a.line, col or a.col, grec.number, a.number,
                                     _player(record, a.player), dice, rule, message, legal, severity))
 
+    auto = dict(grec.tags).get(AUTO_DOUBLES)
+    if auto is not None:
+        _automatic_doubles(auto, grec, out, record)
     out.stopped = _run(actions, game, out, problem, record, started=False)
     return out
+
+
+def _automatic_doubles(count: str, grec: GameRecord, out: ReplayedGame, record: MatchRecord) -> None:
+    """The cube doubled by tied opening throws, as the game's tag says."""
+    try:
+        if not (count.isdigit() and len(count) <= 2 and int(count) >= 1):
+            raise GameStateError(f"expected a count of 1 or more, got {count[:20]!r}")
+        for _ in range(int(count)):
+            out.game.automatic_double()
+    except GameStateError as exc:
+        out.problems.append(Problem(record.path, grec.line, 1, grec.number, 0, "", "", "auto-doubles",
+                                    f"[{AUTO_DOUBLES} \"{count[:20]}\"]: {exc}"))
 
 
 def _run(actions: list[Action], game: Game, out: ReplayedGame, problem: Any, record: MatchRecord,

@@ -84,7 +84,7 @@ def vouched(path: str, rules: str | None = None, options: Mapping[str, str] | No
     tags = CORE.mat_tags(data)
     if tags is None:
         return None
-    from .replay import tags_ruleset
+    from .tags import tags_ruleset
 
     try:
         packed = pack_rules(tags_ruleset(tuple(tags)).rules)
@@ -143,29 +143,37 @@ def validate_paths(files: list[str], rules: str | None = None, options: Mapping[
     """Validate ``files`` (see :func:`expand_paths`; ``-`` is ``stdin``),
     yielding reports in order.
 
-    Files the compiled check vouches for are settled here at once; the others
+    The compiled core looks at the files first, on ``jobs`` threads (it
+    releases the interpreter while it reads); the files it does not vouch for
     are replayed, in ``jobs`` worker processes when there are several."""
     work = [(f, rules, dict(options or {}), lenient, encoding, stdin if f == "-" else None) for f in files]
     jobs = max(1, min(jobs, len(work), os.cpu_count() or 1))
     if jobs == 1:
         yield from (validate_file(*w) for w in work)
         return
+    from concurrent.futures import ThreadPoolExecutor
+
     pool = None  # started at the first file that needs the replay
-    pending: deque[Any] = deque()  # reports and futures of reports, in file order
+    pending: deque[Any] = deque()  # futures of reports, in file order
     try:
-        for w in work:
-            quick = vouched(*w)
-            if quick is not None:
-                pending.append(quick)
-            else:
-                if pool is None:
-                    pool = worker_pool(jobs)
-                pending.append(pool.submit(_replay_job, w))
-            while pending and (isinstance(pending[0], FileReport) or pending[0].done()):
-                first = pending.popleft()
-                yield first if isinstance(first, FileReport) else first.result()
-        for left in pending:
-            yield left if isinstance(left, FileReport) else left.result()
+        with ThreadPoolExecutor(jobs) as threads:
+            looks = deque((w, threads.submit(vouched, *w)) for w in work)
+            while looks or pending:
+                while looks and looks[0][1].done():
+                    w, look = looks.popleft()
+                    quick = look.result()
+                    if quick is None:
+                        if pool is None:
+                            pool = worker_pool(jobs)
+                        pending.append(pool.submit(_replay_job, w))
+                    else:
+                        pending.append(look)
+                while pending and pending[0].done():
+                    yield pending.popleft().result()
+                if pending and not looks:
+                    yield pending.popleft().result()
+                elif looks:
+                    looks[0][1].result()  # wait for the next look
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
