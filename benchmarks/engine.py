@@ -1,27 +1,26 @@
 """Engine benchmark: random-playout games/s for both games, and legal-play
-generations/s, against OpenSpiel's C++ backgammon (the issue's anchor for scale)
-measured in the same run when ``open_spiel`` is installed.
+generations/s, against OpenSpiel's C++ backgammon (the anchor) measured in the
+same run when ``open_spiel`` is installed (``pip install open_spiel``).
 
     python benchmarks/engine.py [--seconds 5] [--repeat 3]
 
 Every figure is the best of ``--repeat`` runs of ``--seconds`` each, on one core
-(CPU time).  The "reference search" rows run the same playouts without the
-compiled kernel, to show what it buys.  The kernel is loaded before timing
-(``NARDTOOLS_ENGINE=kernel``): these are steady-state rates, not start-up.
+(CPU time).  "core" rows are :func:`nardtools.playout.playouts` (whole games in
+one call of the compiled core); "reference" rows play the same games through
+:class:`~nardtools.game.Game` with the readable engine alone.  Both OpenSpiel
+and nardtools are driven the same way: random legal moves to the end of a game.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import time
 
-os.environ.setdefault("NARDTOOLS_ENGINE", "kernel")
-
 from nardtools import ALL_ROLLS, find_ruleset, legal_plays
-from nardtools.engine import reference_search
-from nardtools.playout import random_game
+from nardtools.core import CORE
+from nardtools.engine import reference_engine
+from nardtools.playout import playouts, random_game
 
 
 def rate(work, seconds: float, repeat: int) -> tuple[float, float]:
@@ -39,12 +38,11 @@ def rate(work, seconds: float, repeat: int) -> tuple[float, float]:
     return best, per_call
 
 
-def playouts(ruleset: str):
-    rules = find_ruleset(ruleset).rules
+def games(ruleset: str, core: bool, batch: int):
+    rs = find_ruleset(ruleset)
 
     def work(seed: int) -> int:
-        random_game(rules, random.Random(seed))
-        return 1
+        return len(playouts(rs, batch, seed, core=core))
 
     return work
 
@@ -98,20 +96,22 @@ def main() -> None:
     if anchor_rate:
         rows.append(("OpenSpiel backgammon (C++), random games", anchor_rate, "games/s", 1.0))
     for ruleset in ("long", "backgammon"):
-        r, _ = rate(playouts(ruleset), args.seconds, args.repeat)
-        rows.append((f"nardtools {ruleset}, random games", r, "games/s",
+        if CORE is None:
+            break
+        r, _ = rate(games(ruleset, True, 200), args.seconds, args.repeat)
+        rows.append((f"nardtools {ruleset}, random games (core)", r, "games/s",
                      r / anchor_rate if anchor_rate else None))
-    with reference_search():
+    with reference_engine():
         for ruleset in ("long", "backgammon"):
-            r, _ = rate(playouts(ruleset), args.seconds, args.repeat)
-            rows.append((f"nardtools {ruleset}, reference search only", r, "games/s",
+            r, _ = rate(games(ruleset, False, 1), args.seconds, args.repeat)
+            rows.append((f"nardtools {ruleset}, random games (reference)", r, "games/s",
                          r / anchor_rate if anchor_rate else None))
     for ruleset in ("long", "backgammon"):
         r, _ = rate(generations(ruleset), args.seconds, args.repeat)
         rows.append((f"nardtools {ruleset}, legal_plays() calls", r, "calls/s", None))
     print(f"{'benchmark':<44} {'rate':>12}  {'unit':<8} {'vs OpenSpiel':>12}")
     for name, r, unit, ratio in rows:
-        print(f"{name:<44} {r:>12,.1f}  {unit:<8} {('%.3fx' % ratio) if ratio else '-':>12}")
+        print(f"{name:<44} {r:>12,.1f}  {unit:<8} {f'{ratio:.3f}x' if ratio else '-':>12}")
     if not anchor:
         print("(OpenSpiel not installed: `pip install open_spiel` to measure the anchor in the same run)")
 

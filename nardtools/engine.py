@@ -16,17 +16,19 @@ among what is left.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import operator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any
 
+from .core import CORE, pack_rules
 from .dice import Dice, Roll
 from .errors import IllegalPlayError
 from .play import Play, Step
 from .position import BAR, HEAD, OFF, GameKind, Position
-from .core import CORE, pack_rules
 from .rules import RulesLike, Violation, rules_for
 
 _FIRST_TURN_DOUBLES = {3, 4, 6}
@@ -305,7 +307,7 @@ class _Turn:
 class _Candidate:
     """A reachable end of turn; ``steps`` are ``(source, target, hit)`` triples."""
 
-    __slots__ = ("rank", "steps", "me", "hits")
+    __slots__ = ("hits", "me", "rank", "steps")
 
     def __init__(self, rank: tuple[int, int], steps: tuple[tuple[int, int, bool], ...],
                  me: tuple[int, ...], hits: tuple[int, ...]) -> None:
@@ -413,9 +415,29 @@ def _select(turn: _Turn, reach: _Reach) -> list[_Candidate]:
 # (tests/test_core.py); the search above is the reference it follows, and the
 # fallback when the core is absent or NARDTOOLS_ENGINE=reference.
 
+_USE_CORE = [True]
+
+
+@contextlib.contextmanager
+def reference_engine() -> Iterator[None]:
+    """Within it, legal plays and judgements come from the readable
+    reference alone, even where the core is built (for checking the core).
+
+    >>> with reference_engine():
+    ...     len(legal_plays(Position.start(), Roll(3, 1), "backgammon"))
+    16
+    """
+    before = _USE_CORE[0]
+    _USE_CORE[0] = False
+    try:
+        yield
+    finally:
+        _USE_CORE[0] = before
+
+
 def _legal(turn: _Turn, *, core: bool = True) -> Sequence[_Candidate]:
     """The legal ends of turn, from the core when it is there."""
-    if core and CORE is not None:
+    if core and CORE is not None and _USE_CORE[0]:
         rows = CORE.legal_plays(pack_rules(turn.rules), turn.position.mover, turn.opp, turn.dice,
                                 turn.whole_roll, int(turn.first_turn))
         if rows is not None:
@@ -576,7 +598,7 @@ def _judge(position: Position, roll: Roll | Dice, play: Play | str, rules: Rules
     if isinstance(play, str):
         play = Play.parse(play)
     turn = _Turn(position, roll, rules, first_turn)
-    if core and CORE is not None:
+    if core and CORE is not None and _USE_CORE[0]:
         judged = CORE.judge(pack_rules(turn.rules), position.mover, turn.opp, turn.dice, turn.whole_roll,
                             int(turn.first_turn), tuple((st.source, st.target) for st in play.steps))
         if judged is not None:

@@ -12,14 +12,19 @@ True
 from __future__ import annotations
 
 import random
+import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
+from .core import CORE, pack_rules
 from .dice import Roll
 from .engine import legal_plays
-from .play import Play
+from .errors import GameStateError
 from .game import Game, Match, Phase
+from .outcome import BACKGAMMON_KINDS, LONG_KINDS, OutcomeKind
+from .play import Play
 from .position import PLAYER_NAMES, Position
 from .rules import Rules, Ruleset
 
@@ -70,52 +75,203 @@ def random_game(rules: Rules, rng: random.Random, *, max_turns: int = 2000) -> l
     raise RuntimeError(f"game did not finish in {max_turns} turns")
 
 
-def selfplay(ruleset: Ruleset, games: int, seed: int, on_turn: Callable[[str], None] | None = None,
+#: The trace events of a playout (four numbers each; see :class:`Playout`).
+EV_OPENING, EV_ROLL, EV_PLAY, EV_END = range(4)
+_MASK = (1 << 64) - 1
+
+
+class SplitMix64:
+    """The random numbers of playouts: SplitMix64, exactly as the compiled core
+    draws them, so that a seed plays the same games with either engine.
+
+    >>> rng = SplitMix64(1)
+    >>> [rng.die() for _ in range(8)]
+    [6, 2, 1, 6, 4, 3, 4, 4]
+    """
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: int) -> None:
+        self.state = state & _MASK
+
+    def next(self) -> int:
+        """The next 64-bit number."""
+        self.state = z = (self.state + 0x9E3779B97F4A7C15) & _MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """A number in ``0 .. n - 1``, every one equally likely."""
+        limit = _MASK - (_MASK % n + 1) % n
+        while True:
+            x = self.next()
+            if x <= limit:
+                return x % n
+
+    def die(self) -> int:
+        return 1 + self.below(6)
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game ``index`` of a run seeded ``seed`` (any game can be
+    played again alone, and runs split across workers)."""
+    return SplitMix64((SplitMix64(seed).next() + index) & _MASK).next()
+
+
+@dataclass(frozen=True, slots=True)
+class Playout:
+    """One random money game: who won, how, for how many points, in how
+    many turns; with ``events`` when traced, four numbers each:
+    ``(EV_OPENING, die, die, 0)``, ``(EV_ROLL, die, die, 0)``,
+    ``(EV_PLAY, n, k, 0)`` (the ``k``-th of ``n`` legal plays) and
+    ``(EV_END, winner, points, 0)``."""
+
+    winner: int
+    kind: OutcomeKind
+    points: int
+    turns: int
+    events: tuple[tuple[int, int, int, int], ...] = ()
+
+
+#: Plays after which a playout is abandoned (no game of any ruleset comes near).
+MAX_PLAYS = 100_000
+
+
+def playouts(ruleset: Ruleset, games: int, seed: int, *, first: int = 0, trace: bool = False,
+             core: bool = True) -> list[Playout]:
+    """Games ``first`` .. ``first + games - 1`` of ``seed``, each played to its
+    end with uniformly random legal plays: by the compiled core when it is
+    built (and ``core``), else by :class:`~nardtools.game.Game` with the same
+    random numbers, so both give the same games.
+
+    >>> from nardtools import find_ruleset
+    >>> [g.winner for g in playouts(find_ruleset("long"), 4, seed=1)]
+    [1, 1, 1, 0]
+    """
+    if core and CORE is not None:
+        got = CORE.playouts(pack_rules(ruleset.rules), games, seed, first, trace)
+        if got is not None:
+            return _decoded(ruleset, *got)
+    return [_played(ruleset, game_seed(seed, first + i), trace) for i in range(games)]
+
+
+def _decoded(ruleset: Ruleset, results: bytes, events: bytes | None) -> list[Playout]:
+    kinds = LONG_KINDS if ruleset.rules.is_long else BACKGAMMON_KINDS
+    rows = list(struct.iter_unpack("<4i", results))
+    traces: list[tuple[tuple[int, int, int, int], ...]] = []
+    if events is not None:
+        game: list[tuple[int, int, int, int]] = []
+        for ev in struct.iter_unpack("<4i", events):
+            row = (ev[0], ev[1], ev[2], 0) if ev[0] == EV_PLAY else (EV_END, ev[1], ev[3], 0) \
+                if ev[0] == EV_END else ev
+            game.append(row)
+            if ev[0] == EV_END:
+                traces.append(tuple(game))
+                game = []
+    return [Playout(w, kinds[k - 1], p, t, traces[i] if traces else ()) for i, (w, k, p, t) in enumerate(rows)]
+
+
+def _played(ruleset: Ruleset, seed: int, trace: bool) -> Playout:
+    rng = SplitMix64(seed)
+    events: list[tuple[int, int, int, int]] = []
+    game = Game(ruleset)
+    while game.phase is Phase.OPENING:
+        a, b = rng.die(), rng.die()
+        events.append((EV_OPENING, a, b, 0))
+        game.opening_roll(a, b)
+    for _ in range(MAX_PLAYS):
+        if game.phase is Phase.OVER:
+            break
+        if game.phase is Phase.ROLL:
+            a, b = rng.die(), rng.die()
+            events.append((EV_ROLL, a, b, 0))
+            game.roll(a, b)
+        plays = game.legal_plays()
+        k = rng.below(len(plays))
+        events.append((EV_PLAY, len(plays), k, 0))
+        game.play(plays[k].play)
+    else:
+        raise GameStateError(f"a playout did not end in {MAX_PLAYS:,} plays")
+    outcome = game.outcome
+    assert outcome is not None
+    events.append((EV_END, outcome.winner, outcome.points, 0))
+    return Playout(outcome.winner, outcome.kind, outcome.points, sum(game.turns_played),
+                   tuple(events) if trace else ())
+
+
+def replay_playout(ruleset: Ruleset, playout: Playout, on_turn: Callable[[str], None] | None = None) -> str | None:
+    """Play a traced game again through :class:`~nardtools.game.Game` with the
+    reference engine alone: ``None`` when every play was among the legal plays
+    it finds, in the same number, and the game ended alike; else what differs."""
+    from .engine import reference_engine
+
+    game = Game(ruleset)
+    with reference_engine():
+        for kind, a, b, _ in playout.events:
+            if kind == EV_OPENING:
+                game.opening_roll(a, b)
+            elif kind == EV_ROLL:
+                game.roll(a, b)
+            elif kind == EV_PLAY:
+                player, dice = game.on_roll, game.dice
+                plays = game.legal_plays()
+                if len(plays) != a:
+                    return f"{game.position} to play {dice}: {a} legal plays, the reference finds {len(plays)}"
+                game.play(plays[b].play)
+                if on_turn:
+                    on_turn(f"{PLAYER_NAMES[player]} {dice}: {plays[b].play or '(no move)'}")
+            elif (game.outcome is None or (game.outcome.winner, game.outcome.points) != (a, b)
+                    or game.outcome.kind is not playout.kind):
+                return f"the game ends {a}, {b} points, {playout.kind}; the reference: {game.outcome}"
+    return None
+
+
+def selfplay(ruleset: Ruleset, games: int, seed: int, *, check: bool = True,
+             on_turn: Callable[[str], None] | None = None,
              on_game: Callable[[], None] | None = None) -> dict[str, Any]:
-    """Play ``games`` random games through :class:`~nardtools.game.Game`, so that
-    every play is checked again by the single-play check and every ending is
-    scored, and summarise them.
+    """Play ``games`` random games (:func:`playouts`) and summarise them; with
+    ``check``, play each again through :class:`~nardtools.game.Game` with the
+    reference engine alone (:func:`replay_playout`), so that every play of the
+    compiled core is checked by the readable rules.
 
     >>> from nardtools import find_ruleset
     >>> s = selfplay(find_ruleset("long"), 2, seed=3)
-    >>> s["games"], s["turns"] == s["rechecked"], sum(s["outcomes"].values())
-    (2, True, 2)
+    >>> s["games"], s["turns"] > 0, s["differences"], sum(s["outcomes"].values())
+    (2, True, [], 2)
     """
-    rng = random.Random(seed)
-    rules = ruleset.rules
     outcomes: dict[str, int] = {}
-    turns = rechecked = points = 0
+    turns = points = 0
+    differences: list[str] = []
     started = time.perf_counter()
-    for number in range(1, games + 1):
-        game = Game(ruleset)
-        while game.phase is Phase.OPENING:
-            game.opening_roll(rng.randint(1, 6), rng.randint(1, 6))
-        while game.phase is not Phase.OVER:
-            if game.phase is Phase.ROLL:
-                game.roll(rng.randint(1, 6), rng.randint(1, 6))
-            plays = game.legal_plays()
-            choice = plays[rng.randrange(len(plays))]
-            player, dice = game.on_roll, game.dice
-            game.play(choice.play)  # raises if the single-play check disagrees
-            turns += 1
-            rechecked += 1
+    batch = 1 if on_turn else 64 if check else 4096
+    for first in range(0, games, batch):
+        for i, game in enumerate(playouts(ruleset, min(batch, games - first), seed, first=first,
+                                          trace=check or on_turn is not None), first + 1):
+            if check or on_turn:
+                difference = replay_playout(ruleset, game, None if on_turn is None else _numbered(on_turn, i))
+                if difference:
+                    differences.append(f"game {i}: {difference}")
             if on_turn:
-                on_turn(f"game {number} {PLAYER_NAMES[player]} {dice}: {choice.play or '(no move)'}")
-        assert game.outcome is not None
-        if on_turn:
-            on_turn(f"game {number}: {game.outcome}")
-        key = str(game.outcome.kind)
-        outcomes[key] = outcomes.get(key, 0) + 1
-        points += game.outcome.points
-        if on_game:
-            on_game()
-    return {"ruleset": ruleset.name, "games": games, "turns": turns, "rechecked": rechecked,
-            "outcomes": outcomes, "points": points, "seconds": time.perf_counter() - started,
-            "rules": {k: str(v) for k, v in rules.items()}}
+                on_turn(f"game {i}: {PLAYER_NAMES[game.winner]} wins {game.points} ({game.kind})")
+            outcomes[str(game.kind)] = outcomes.get(str(game.kind), 0) + 1
+            turns += game.turns
+            points += game.points
+            if on_game:
+                on_game()
+    return {"ruleset": ruleset.name, "games": games, "seed": seed, "turns": turns, "checked": check,
+            "differences": differences, "outcomes": outcomes, "points": points,
+            "engine": "core" if CORE is not None else "reference",
+            "seconds": time.perf_counter() - started,
+            "rules": {k: str(v) for k, v in ruleset.rules.items()}}
+
+
+def _numbered(on_turn: Callable[[str], None], number: int) -> Callable[[str], None]:
+    return lambda line: on_turn(f"game {number} {line}")
 
 
 def random_match(ruleset: Ruleset, length: int, seed: int, *, players: tuple[str, str] = ("white", "black"),
-                 max_games: int = 50, cube_rate: float = 0.04) -> "MatchRecord":
+                 max_games: int = 50, cube_rate: float = 0.04) -> MatchRecord:
     """A whole match of random play, as a record (for example archives and tests).
 
     Doubles are offered at random when the rules allow (``cube_rate`` per turn)
@@ -126,7 +282,13 @@ def random_match(ruleset: Ruleset, length: int, seed: int, *, players: tuple[str
     >>> max(g.score[0] for g in m.games) < 3 and m.games[-1].result is not None
     True
     """
-    from .notation.record import AUTO_DOUBLES, Action, ActionKind, GameRecord, MatchRecord
+    from .notation.record import (
+        AUTO_DOUBLES,
+        Action,
+        ActionKind,
+        GameRecord,
+        MatchRecord,
+    )
 
     rng = random.Random(seed)
     record = MatchRecord(length=length, players=players)
@@ -164,7 +326,7 @@ def random_match(ruleset: Ruleset, length: int, seed: int, *, players: tuple[str
     return record
 
 
-def _record_play(game: Game, grec: "GameRecord", rng: random.Random) -> None:
+def _record_play(game: Game, grec: GameRecord, rng: random.Random) -> None:
     from .notation.record import Action, ActionKind
 
     plays = game.legal_plays()

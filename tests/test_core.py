@@ -51,3 +51,25 @@ def test_perft_table():
         for core in ((False, True) if not REFERENCE_ONLY else (False,)):
             got = row(position, rules[entry["rules"]], entry["first_turn"], core=core)
             assert got == entry["rolls"], (entry["rules"], entry["position"], "core" if core else "reference")
+
+
+#: The tests of the rules that a reference-only run repeats (CI's short suite).
+REFERENCE_SUITE = ["test_core.py", "test_backgammon.py", "test_long_nardy.py", "test_variants.py",
+                   "test_game.py", "test_playouts.py", "test_validate.py"]
+
+
+@pytest.mark.skipif(REFERENCE_ONLY, reason="this is the reference-only run")
+def test_the_reference_alone_passes_the_rules_tests():
+    """The fallback without a compiler: the rules' tests pass with
+    NARDTOOLS_ENGINE=reference (the core is then never loaded)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    env = {**os.environ, "NARDTOOLS_ENGINE": "reference"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                           *(str(here / name) for name in REFERENCE_SUITE)],
+                          env=env, capture_output=True, text=True, timeout=600, cwd=here.parent)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout.splitlines()[-1]

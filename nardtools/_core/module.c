@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include "core.h"
 #include "mat.h"
+#include "playout.h"
 #include "stats.h"
 
 static _Thread_local Search *tls_search;
@@ -390,6 +391,52 @@ done:
     return out;
 }
 
+/* ------------------------------------------------------------------ playouts */
+
+/* playouts(rules, games, seed, first, trace) -> (results, trace | None) | None */
+static PyObject *py_playouts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "playouts takes 5 arguments");
+    Rules r;
+    if (!rules_from(args[0], &r)) return NULL;
+    long games = PyLong_AsLong(args[1]);
+    unsigned long long seed = PyLong_AsUnsignedLongLongMask(args[2]);
+    long first = PyLong_AsLong(args[3]);
+    int want = PyObject_IsTrue(args[4]);
+    if (PyErr_Occurred() || want < 0) return NULL;
+    if (games < 0 || games > 100000000 || first < 0) return PyErr_Format(PyExc_ValueError, "games: 0 to 10**8");
+    int32_t *results = malloc(sizeof(int32_t) * 4 * (size_t)(games ? games : 1));
+    Search *s = thread_search();
+    if (!results || !s) { free(results); return PyErr_NoMemory(); }
+    Trace trace = {0};
+    long done = 0;
+    Py_BEGIN_ALLOW_THREADS
+    Game g;
+    for (; done < games; done++) {
+        if (!playout(&g, &r, s, game_seed(seed, (uint64_t)(first + done)), 100000, want ? &trace : NULL)) break;
+        int32_t *row = results + 4 * done;
+        row[0] = g.winner;
+        row[1] = g.kind;
+        row[2] = g.points;
+        row[3] = (int32_t)g.turns;
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *out = NULL;
+    if (done == games) {
+        PyObject *res = PyBytes_FromStringAndSize((const char *)results, (Py_ssize_t)(sizeof(int32_t) * 4 * games));
+        PyObject *tr = want ? PyBytes_FromStringAndSize((const char *)trace.ev, (Py_ssize_t)(sizeof(int32_t) * trace.n))
+                            : Py_NewRef(Py_None);
+        out = res && tr ? Py_BuildValue("(NN)", res, tr) : NULL;
+        if (!out) { Py_XDECREF(res); Py_XDECREF(tr); }
+    } else {
+        out = Py_NewRef(Py_None);   /* the reference plays them */
+    }
+    free(results);
+    free(trace.ev);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"legal_plays", (PyCFunction)(void (*)(void))py_legal_plays, METH_FASTCALL,
      "legal_plays(rules, mover, opponent, dice, whole_roll, first_turn) -> list | None\n\n"
@@ -411,6 +458,11 @@ static PyMethodDef methods[] = {
      "mat_stats(data, rules, turns, tables) -> (names, length, games, sides, turns, text) | None\n\n"
      "The statistics of a .mat file the core replays without a doubt (see nardtools.analysis.stats);\n"
      "tables: (points, dist, gammon_dist) of a bear-off database for the race figures, or None."},
+    {"playouts", (PyCFunction)(void (*)(void))py_playouts, METH_FASTCALL,
+     "playouts(rules, games, seed, first, trace) -> (results, trace) | None\n\n"
+     "Money games first .. first+games-1 of seed, played with uniformly random legal plays\n"
+     "(nardtools.playout.playouts): int32 (winner, kind, points, turns) per game, and the games'\n"
+     "events when trace is true.  None when the core cannot play them (ask the reference)."},
     {"deferred", py_deferred, METH_NOARGS,
      "deferred() -> (record line, source line)\n\nWhere this thread's last mat_vouch gave up."},
     {NULL, NULL, 0, NULL},

@@ -53,7 +53,7 @@ int replay_game(MatFile *f, GameRec *rec, Game *g, TurnHook on_turn, void *user)
                 break;                             /* an empty play, then the result: a resignation */
             }
             Game before = *g;
-            game_play(g, &after);
+            game_play(g, &after, used, nsteps);
             if (on_turn) on_turn(user, &before, &t, a, steps, nsteps, &after);
             break;
         }

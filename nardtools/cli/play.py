@@ -4,7 +4,7 @@ verdict, and random self-play."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -40,7 +40,7 @@ def register(app: typer.Typer) -> None:
 
 
 def rules_command(
-    name: Annotated[Optional[str], typer.Argument(help="Show this ruleset's options.")] = None,
+    name: Annotated[str | None, typer.Argument(help="Show this ruleset's options.")] = None,
     settings: SetOpt = None,
     fmt: FormatOpt = OutputFormat.text,
 ) -> None:
@@ -97,14 +97,14 @@ def _batch(path: Path, settings: list[str] | None, first_turn: bool | None) -> l
 
 
 def moves_command(
-    position: Annotated[Optional[str], typer.Argument(
+    position: Annotated[str | None, typer.Argument(
         help="A position: `start`, position text, a gnubg Position ID[:Match ID] (`long:ID` for Long "
         "Nardy) or an XGID.")] = None,
-    dice: Annotated[Optional[str], typer.Argument(help="The roll, e.g. 64.")] = None,
+    dice: Annotated[str | None, typer.Argument(help="The roll, e.g. 64.")] = None,
     rules: RulesOpt = None,
     settings: SetOpt = None,
     first_turn: FirstTurnOpt = None,
-    batch: Annotated[Optional[Path], typer.Option(
+    batch: Annotated[Path | None, typer.Option(
         "--batch", "-b", help="Read `RULESET | POSITION | DICE` lines from a file instead.")] = None,
     fmt: FormatOpt = OutputFormat.text,
 ) -> None:
@@ -164,25 +164,32 @@ def selfplay_command(
     rules: Annotated[str, typer.Option("--rules", "-r", help="Ruleset name or alias.")] = "long",
     settings: SetOpt = None,
     games: Annotated[int, typer.Option("--games", "-n", min=1, max=10_000_000, help="How many games.")] = 10,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 1,
+    seed: Annotated[int, typer.Option(min=0, max=2**64 - 1, help="Random seed: the same games with either engine.")] = 1,
+    check: Annotated[bool, typer.Option("--check/--no-check", help="Play every game again through the readable "
+                                        "reference engine and report any play it would not allow.")] = True,
     show: Annotated[bool, typer.Option("--show", help="Print every turn.")] = False,
     fmt: FormatOpt = OutputFormat.text,
     quiet: QuietOpt = False,
 ) -> None:
-    """Play random games with the engine, re-check every play, and summarise."""
+    """Play random games, check every play with the reference engine, and summarise.
+
+    The compiled core plays when it is built; --no-check skips the check."""
     from ..playout import selfplay
 
     rs: Ruleset = ruleset(rules, settings)
     with progress(games, "playing", quiet or show) as advance:
-        summary = selfplay(rs, games, seed, on_turn=(lambda line: typer.echo(line)) if show else None,
+        summary = selfplay(rs, games, seed, check=check, on_turn=(lambda line: typer.echo(line)) if show else None,
                            on_game=advance)
     if fmt is OutputFormat.json:
         echo_json(summary)
     else:
-        typer.echo(f"{summary['games']} games under {summary['ruleset']}: {summary['turns']} turns, "
-                   f"every play re-checked ({summary['rechecked']} legal); "
-                   f"{summary['seconds']:.2f} s")
+        checked = (f"every play checked by the reference, {len(summary['differences'])} differences"
+                   if summary["checked"] else "not checked")
+        typer.echo(f"{summary['games']} games under {summary['ruleset']} ({summary['engine']} engine): "
+                   f"{summary['turns']} turns, {checked}; {summary['seconds']:.2f} s")
         for kind, n in sorted(summary["outcomes"].items()):
             typer.echo(f"  {kind:<12} {n}")
-    if summary["rechecked"] != summary["turns"]:
+        for line in summary["differences"][:20]:
+            typer.echo(f"  difference: {line}")
+    if summary["differences"]:
         raise typer.Exit(int(ExitCode.FINDINGS))
