@@ -14,6 +14,8 @@ empty folder), so that start-up and the work itself can be told apart.
 larger archive, where start-up matters less.  ``--python PATH`` times the
 nardtools installed for another interpreter (say, a venv with a regular,
 non-editable install, which starts faster than an editable one).
+``--long-games N`` also validates an archive of N random Long Nardy games
+(7-point matches, made in the run; gnubg cannot read them): games/s.
 
 Python runs from cached bytecode here, as it does for users (pip compiles it
 at install; an editable install writes it at first import): an inherited
@@ -65,6 +67,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--copies", type=int, default=10, help="also validate this many copies (0: skip)")
     ap.add_argument("--python", default=sys.executable, help="the interpreter to run nardtools with")
+    ap.add_argument("--long-games", type=int, default=1000, help="games of the Long Nardy archive (0: skip)")
     ap.add_argument("--no-bytecode", action="store_true", help="keep PYTHONDONTWRITEBYTECODE if set")
     args = ap.parse_args()
     env = dict(os.environ)
@@ -102,8 +105,32 @@ def main() -> None:
                 ratio = f"{t / anchor:.2f}x" if anchor else "-"
                 name = f"nardtools validate, {label}, {jobs} worker{'s' if jobs > 1 else ''}"
                 print(f"{name:<58} {t:>8.3f} {ratio:>9}")
+        long_games = Path(tmp, "long")
+        count = long_archive(long_games, args.long_games)
+        if count:
+            for jobs in sorted({1, cores}):
+                t, _ = best(nard + ["-j", str(jobs), str(long_games)], args.repeat, env=env)
+                name = f"nardtools validate, Long Nardy, {count:,} games, {jobs} worker{'s' if jobs > 1 else ''}"
+                print(f"{name:<58} {t:>8.3f} {count / t:>8,.0f} games/s")
     if not gnubg:
         print("(GNU Backgammon not installed: apt-get install gnubg to measure the anchor)")
+
+
+def long_archive(folder: Path, games: int) -> int:
+    """Random 7-point Long Nardy matches (seeds 0, 1, ...) until ``games`` games, one file each."""
+    from nardtools import find_ruleset
+    from nardtools.notation.mat import export_mat
+    from nardtools.notation.replay import replay_match
+    from nardtools.playout import random_match
+
+    folder.mkdir()
+    total = seed = 0
+    while total < games:
+        record = random_match(find_ruleset("long"), 7, seed)
+        (folder / f"long-{seed:04d}.mat").write_text(export_mat(replay_match(record, rules="long")))
+        total += len(record.games)
+        seed += 1
+    return total
 
 
 if __name__ == "__main__":

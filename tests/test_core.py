@@ -73,3 +73,21 @@ def test_the_reference_alone_passes_the_rules_tests():
                           env=env, capture_output=True, text=True, timeout=600, cwd=here.parent)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout.splitlines()[-1]
+
+
+def test_the_sanitized_core_survives_mutated_records():
+    """tests/fuzz_core.py for a few seconds: the core built with AddressSanitizer
+    and UBSan, fed mutated records, play texts and boards (the ten-minute run
+    is `python tests/fuzz_core.py --seconds 600`)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc to build the sanitized core")
+    script = Path(__file__).parent / "fuzz_core.py"
+    done = subprocess.run([sys.executable, str(script), "--seconds", "6"], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    assert "no report" in done.stdout
