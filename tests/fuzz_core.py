@@ -42,7 +42,7 @@ def build(folder: Path) -> Path:
 
 def runtime() -> str:
     """The sanitizer runtimes to preload into the interpreter."""
-    libs = [subprocess.run(["gcc", f"-print-file-name={name}"], capture_output=True, text=True).stdout.strip()
+    libs = [subprocess.run(["gcc", f"-print-file-name={name}"], capture_output=True, text=True, check=True).stdout.strip()
             for name in ("libasan.so", "libubsan.so")]
     return " ".join(libs)
 
@@ -58,8 +58,8 @@ def fuzz(module_path: str, seconds: float, seed: int) -> int:
     spec.loader.exec_module(core)
     sys.path.insert(0, str(ROOT))
     from nardtools.core import CORE, pack_rules
-    from nardtools.rules import rulesets
     from nardtools.notation import validate
+    from nardtools.rules import rulesets
     from tests.mutate import mutant
 
     assert CORE is core, "the sanitized core was not the one loaded"
@@ -127,7 +127,7 @@ def main() -> int:
                "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1:halt_on_error=1",
                "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1", "NARDTOOLS_ENGINE": ""}
         done = subprocess.run([sys.executable, __file__, "--inside", str(module), "--seconds", str(args.seconds),
-                               "--seed", str(args.seed)], env=env)
+                               "--seed", str(args.seed)], env=env, check=False)
         return done.returncode
 
 

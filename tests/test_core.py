@@ -70,7 +70,7 @@ def test_the_reference_alone_passes_the_rules_tests():
     env = {**os.environ, "NARDTOOLS_ENGINE": "reference"}
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                            *(str(here / name) for name in REFERENCE_SUITE)],
-                          env=env, capture_output=True, text=True, timeout=600, cwd=here.parent)
+                          env=env, capture_output=True, text=True, timeout=600, cwd=here.parent, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout.splitlines()[-1]
 
@@ -87,7 +87,7 @@ def test_the_sanitized_core_survives_mutated_records():
     if shutil.which("gcc") is None:
         pytest.skip("no gcc to build the sanitized core")
     script = Path(__file__).parent / "fuzz_core.py"
-    done = subprocess.run([sys.executable, str(script), "--seconds", "6"], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, str(script), "--seconds", "6"], capture_output=True, text=True, check=False,
                           timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
     assert "no report" in done.stdout
