@@ -16,10 +16,15 @@ from __future__ import annotations
 import functools
 import os
 import struct
+from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from .outcome import BACKGAMMON_KINDS, LONG_KINDS, points_for
 from .rules import Rules
+
+if TYPE_CHECKING:
+    from .rules import Ruleset
 
 CORE: ModuleType | None = None
 if os.environ.get("NARDTOOLS_ENGINE", "") != "reference":
@@ -48,3 +53,31 @@ def pack_rules(rules: Rules) -> bytes:
         rules.condone_illegal, _START[rules.start], *(points_for(k, rules) for k in kinds),
     ]
     return struct.pack(f"<{len(values)}i", *(int(v) for v in values))
+
+
+def mat_file(path: str, data: bytes | None = None) -> tuple[bytes, Ruleset] | None:
+    """A ``.mat`` file's bytes and the ruleset its tags name, when the core can
+    read it alone; ``None`` when the core is absent, the file is standard input
+    or larger than :data:`~nardtools.notation.source.IN_MEMORY`, cannot be
+    read, or has tags the core does not read as the reference does (the
+    reference then reads it, and reports whatever is wrong)."""
+    from .errors import NardtoolsError
+    from .notation.source import IN_MEMORY
+    from .notation.tags import tags_ruleset
+
+    if CORE is None:
+        return None
+    try:
+        if data is None:
+            if path == "-" or os.path.getsize(path) > IN_MEMORY:
+                return None
+            data = Path(path).read_bytes()
+    except OSError:
+        return None
+    tags = CORE.mat_tags(data)
+    if tags is None:
+        return None
+    try:
+        return data, tags_ruleset(tuple(tags))
+    except NardtoolsError:
+        return None

@@ -59,6 +59,10 @@ int mat_tags(const char *data, size_t size, void (*tag)(void *, Span, Span), voi
  * on_turn (may be NULL) is told of every play. */
 typedef void (*TurnHook)(void *user, const Game *before, const Turn *t, const Act *a, const Step *steps,
                          int nsteps, const Board *after);
+/* The game machine for a record's game: its score, and its Crawford flag as
+ * the reference sets it; 0 (deferred) for a fragment whose Crawford game the
+ * reference must infer. */
+int record_game(MatFile *f, const GameRec *rec, Game *g);
 int replay_game(MatFile *f, GameRec *rec, Game *g, TurnHook on_turn, void *user);
 
 #endif

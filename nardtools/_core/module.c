@@ -213,23 +213,12 @@ static PyObject *py_mat_tags(PyObject *self, PyObject *arg)
     return list;
 }
 
-/* The game of a record the core vouches for: its Crawford flag as the
- * reference sets it, then the replay; the counts added up. */
+/* The game of a record the core vouches for: the replay; the counts added up. */
 static int vouch_game(void *fp, GameRec *rec)
 {
     MatFile *f = fp;
-    const Rules *r = f->r;
-    int crawford = 0, length = f->length;
-    if (length && r->v[R_CRAWFORD] && !f->crawford_done) {
-        int a = rec->score[0] == length - 1, b = rec->score[1] == length - 1;
-        if (a || b) { f->crawford_done = 1; crawford = !(a && b); }
-    }
-    if (crawford && f->first_game && (rec->score[0] || rec->score[1]) && r->v[R_CUBE])
-        for (int i = 0; i < rec->nacts; i++)   /* a fragment: the reference infers the Crawford game, and warns */
-            if (rec->acts[i].kind == A_DOUBLE) DEFER(f, rec->acts[i].line);
-    f->first_game = 0;
     Game g;
-    game_start(&g, r, length, rec->score[0], rec->score[1], crawford);
+    if (!record_game(f, rec, &g)) return 0;
     if (!replay_game(f, rec, &g, NULL, NULL)) return 0;
     if (g.phase != G_OVER && rec->nacts) DEFER(f, rec->line);   /* no result: the reference reports it */
     f->games++;

@@ -16,6 +16,22 @@ static int dance_is_legal(MatFile *f, const Game *g)
     return !f->search->overflow && f->search->nchosen == 0;
 }
 
+int record_game(MatFile *f, const GameRec *rec, Game *g)
+{
+    const Rules *r = f->r;
+    int crawford = 0, length = f->length;
+    if (length && r->v[R_CRAWFORD] && !f->crawford_done) {
+        int a = rec->score[0] == length - 1, b = rec->score[1] == length - 1;
+        if (a || b) { f->crawford_done = 1; crawford = !(a && b); }
+    }
+    if (crawford && f->first_game && (rec->score[0] || rec->score[1]) && r->v[R_CUBE])
+        for (int i = 0; i < rec->nacts; i++)   /* a fragment: the reference infers the Crawford game, and warns */
+            if (rec->acts[i].kind == A_DOUBLE) DEFER(f, rec->acts[i].line);
+    f->first_game = 0;
+    game_start(g, r, length, rec->score[0], rec->score[1], crawford);
+    return 1;
+}
+
 int replay_game(MatFile *f, GameRec *rec, Game *g, TurnHook on_turn, void *user)
 {
     int started = 0;

@@ -135,18 +135,8 @@ int stats_game(void *fp, GameRec *rec)
 {
     MatFile *f = fp;
     Stats *st = f->user;
-    const Rules *r = f->r;
-    int crawford = 0, length = f->length;
-    if (length && r->v[R_CRAWFORD] && !f->crawford_done) {
-        int a = rec->score[0] == length - 1, b = rec->score[1] == length - 1;
-        if (a || b) { f->crawford_done = 1; crawford = !(a && b); }
-    }
-    if (crawford && f->first_game && (rec->score[0] || rec->score[1]) && r->v[R_CUBE])
-        for (int i = 0; i < rec->nacts; i++)
-            if (rec->acts[i].kind == A_DOUBLE) DEFER(f, rec->acts[i].line);
-    f->first_game = 0;
     Game g;
-    game_start(&g, r, length, rec->score[0], rec->score[1], crawford);
+    if (!record_game(f, rec, &g)) return 0;
     Hook h = {.st = st, .game_number = rec->number, .race_turn = -1, .opening_side = -1};
     if (!replay_game(f, rec, &g, on_turn, &h) || h.failed) return 0;
     if (g.phase != G_OVER && rec->nacts) DEFER(f, rec->line);   /* no result: the reference says so */

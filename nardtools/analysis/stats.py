@@ -160,29 +160,13 @@ def core_file_stats(path: str, data: bytes | None = None, *, turns: bool = False
                     race_points: int = 6) -> FileStats | None:
     """The statistics of a ``.mat`` file the compiled core replays without a
     doubt (the same figures as the replay here), or ``None``."""
-    from ..core import CORE, pack_rules
-
-    if CORE is None:
-        return None
-    try:
-        if data is None:
-            from ..notation.source import IN_MEMORY
-
-            if path == "-" or os.path.getsize(path) > IN_MEMORY:
-                return None
-            data = Path(path).read_bytes()
-    except OSError:
-        return None
-    tags = CORE.mat_tags(data)
-    if tags is None:
-        return None
-    from ..notation.tags import tags_ruleset
+    from ..core import CORE, mat_file, pack_rules
     from .bearoff import BearoffDatabase
 
-    try:
-        ruleset = tags_ruleset(tuple(tags))
-    except NardtoolsError:
+    read = mat_file(path, data)
+    if read is None or CORE is None:
         return None
+    data, ruleset = read
     rules = ruleset.rules
     db = BearoffDatabase.cached(race_points)
     got = CORE.mat_stats(data, pack_rules(rules), turns, (db.points, db.dist, db.gammon_dist))

@@ -21,7 +21,6 @@ import os
 from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._workers import worker_pool
@@ -31,14 +30,10 @@ from .reading import RECORD_SUFFIXES, expand_paths, open_record, read_record
 if TYPE_CHECKING:
     from .replay import Problem
 
-from ..core import CORE, pack_rules
+from ..core import CORE, mat_file, pack_rules
 
 __all__ = ["RECORD_SUFFIXES", "FileReport", "expand_paths", "read_record", "replay_file", "validate_file",
            "validate_paths", "vouched"]
-
-#: Files larger than this are not shown to the compiled check (it holds a file whole).
-_VOUCH_LIMIT = 8 << 20
-
 
 @dataclass
 class FileReport:
@@ -74,23 +69,10 @@ def vouched(path: str, rules: str | None = None, options: Mapping[str, str] | No
     under the file's own rules), else ``None``: the file must be replayed."""
     if CORE is None or rules is not None or options or lenient or encoding:
         return None
-    try:
-        if data is None:
-            if path == "-" or os.path.getsize(path) > _VOUCH_LIMIT:
-                return None
-            data = Path(path).read_bytes()
-    except OSError:
-        return None  # the replay reports it
-    tags = CORE.mat_tags(data)
-    if tags is None:
+    read = mat_file(path, data)
+    if read is None:
         return None
-    from .tags import tags_ruleset
-
-    try:
-        packed = pack_rules(tags_ruleset(tuple(tags)).rules)
-    except NardtoolsError:
-        return None  # an unknown ruleset or option: the replay says so
-    counts = CORE.mat_vouch(data, packed)
+    counts = CORE.mat_vouch(read[0], pack_rules(read[1].rules))
     if counts is None:
         return None
     games, complete, turns = counts
