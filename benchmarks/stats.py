@@ -59,7 +59,7 @@ def archive(games: int) -> Path:
 def measure(folder: str, table: str, jobs: int) -> dict[str, float]:
     """Run in a child process: one ``stats`` run, timed, with its memory."""
     out = Path(folder).parent / f"bench-{table}.parquet"
-    cmd = [sys.executable, "-m", "nardtools.cli", "stats", folder, "-t", table, "-q", "-j", str(jobs)]
+    cmd = [sys.executable, "-m", "nardtools.cli", "stats", folder, "--table", table, "-q", "-j", str(jobs)]
     if table == "turns":
         cmd += ["-f", "parquet", "-o", str(out)]
     else:

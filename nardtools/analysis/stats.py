@@ -336,6 +336,20 @@ class TurnColumns:
         }
         return cls({c: columns[c] for c in SCHEMAS["turns"]}, n)
 
+    @classmethod
+    def concat(cls, parts: Sequence[TurnColumns]) -> TurnColumns:
+        """The rows of ``parts`` in order, as one set of columns."""
+        import numpy as np
+
+        if len(parts) == 1:
+            return parts[0]
+        columns: dict[str, Any] = {}
+        for c in parts[0].columns:
+            values = [p.columns[c] for p in parts]
+            columns[c] = (np.concatenate(values) if all(isinstance(v, np.ndarray) for v in values)
+                          else [x for v in values for x in v])
+        return cls(columns, sum(p.n for p in parts))
+
     def rows(self) -> Iterator[dict[str, Any]]:
         """Each row as a dictionary (NaN as None)."""
         lists = {c: (v.tolist() if hasattr(v, "tolist") else v) for c, v in self.columns.items()}
@@ -368,19 +382,18 @@ class TableSink:
         self.rows = 0
         self._writer: Any = None
         self._file: IO[str] | None = None
+        self._pending: list[TurnColumns] = []  # Parquet: rows gathered into row groups of GROUP_ROWS
+
+    #: Rows of one Parquet row group (the per-write cost of pandas and pyarrow is paid once for them).
+    GROUP_ROWS = 100_000
 
     def write(self, turns: TurnColumns) -> None:
-        if not len(turns) and self.rows:
+        if not len(turns) and (self.rows or self._pending):
             return
         if self.fmt == "parquet":
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
-            table = pa.Table.from_pandas(turns.frame(self.columns), preserve_index=False)
-            if self._writer is None:
-                self._writer = pq.ParquetWriter(self.tmp, table.schema)
-            self._writer.write_table(table)
-            self.rows += len(turns)
+            self._pending.append(turns)
+            if sum(len(t) for t in self._pending) >= self.GROUP_ROWS:
+                self._flush()
         else:
             rows = turns.rows()
             if self._file is None:
@@ -397,9 +410,24 @@ class TableSink:
                         {c: _json_value(row.get(c)) for c in self.columns}, ensure_ascii=False))
                 self.rows += 1
 
+    def _flush(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not self._pending:
+            return
+        turns = TurnColumns.concat(self._pending)
+        self._pending = []
+        table = pa.Table.from_pandas(turns.frame(self.columns), preserve_index=False)
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self.tmp, table.schema)
+        self._writer.write_table(table)
+        self.rows += len(turns)
+
     def close(self) -> None:
-        if self._writer is None and self._file is None:
+        if self._writer is None and self._file is None and not self._pending:
             self.write(TurnColumns.from_rows([]))  # an empty table still gets its header
+        self._flush()
         if self._writer is not None:
             self._writer.close()
         if self._file is not None:
