@@ -322,7 +322,9 @@ def test_what_mat_cannot_hold_is_an_error_or_a_note(tmp_path):
 
 
 def test_studio_tags_survive_conversion_to_native(tmp_path):
-    studio = next((ROOT.parent / "shared" / "corpus" / "bglab-llabba").glob("*Backgammon Studio*.txt"))
+    studio = next((ROOT.parent / "shared" / "corpus" / "bglab-llabba").glob("*Backgammon Studio*.txt"), None)
+    if studio is None:
+        pytest.skip("../shared/corpus not found")
     out = tmp_path / "s.nrd"
     assert run("convert", str(studio), str(out)).exit_code == 0
     text = out.read_text()
