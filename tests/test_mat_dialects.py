@@ -157,3 +157,13 @@ def test_resigns_needs_the_opponents_result():
     lone = text.replace("  2)  Wins 1 point\n", "")
     (err,) = replay_text(lone).errors
     assert err.rule == "result" and "no result for a follows" in err.message
+
+
+def test_a_score_line_padded_with_thousands_of_spaces_reads_its_names():
+    """Fuzzing found a score line with 2,000 spaces that took 10 s (the pattern
+    was cubic); its names and scores still read, and the names keep a colon."""
+    from nardtools.notation.mat import read_mat
+
+    text = " 3 point match\n\n Game 1\n Llab:ba : 1" + " " * 2000 + "Pasiphae : 2\n"
+    record = read_mat(text)
+    assert record.players == ("Llab:ba", "Pasiphae") and record.games[0].score == (1, 2)

@@ -34,7 +34,8 @@ from .sniff import MAT_HEADER as _HEADER
 from .sniff import decode, looks_like_mat  # noqa: F401 - part of this module's interface
 
 _GAME = re.compile(r"^\s*Game\s+(\d{1,9})\s*$", re.IGNORECASE)
-_SCORE = re.compile(r"^\s*(?P<n1>.*?)\s*:\s*(?P<s1>\d{1,9})\s+(?P<n2>.*?)\s*:\s*(?P<s2>\d{1,9})\s*$")
+# (names are stripped after the match: spaces both beside a name and in it made this cubic on long lines)
+_SCORE = re.compile(r"^(?P<n1>.*?):\s*(?P<s1>\d{1,9})\s+(?P<n2>.*):\s*(?P<s2>\d{1,9})\s*$")
 _MOVE = re.compile(r"^\s*(\d{1,9})\)")
 _TAG = re.compile(r'\[\s*([^"\]\s][^"\]]{0,80}?)\s+"([^"]*)"\s*\]')
 _CELL_START = re.compile(
@@ -148,7 +149,7 @@ def mat_games(lines: Iterable[str], record: MatchRecord, *, comments: bool = Tru
             expect_score = False
             s = _SCORE.match(line)
             if s:
-                names = (_RATING.sub("", s["n1"]).strip(), _RATING.sub("", s["n2"]).strip())
+                names = (_RATING.sub("", s["n1"].strip()).strip(), _RATING.sub("", s["n2"].strip()).strip())
                 game.score = (int(s["s1"]), int(s["s2"]))
                 if record.players == ("", ""):
                     record.players = names
