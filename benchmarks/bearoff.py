@@ -5,7 +5,7 @@ in the same run.
 
 Both build one-sided databases with gammon distributions (nardtools also
 builds its all-home distributions, for Long Nardy's home mars); figures are
-wall times (nardtools' kernel compiled beforehand, as it is after first use).
+wall times of the in-memory build (the compiled core's builders).
 GNU Backgammon is not run above 10 points (it would take hours).  Then
 ``nardtools race`` is timed as a command, start-up included, on a cached
 database (and on a Long Nardy race when the 12-point database is cached).
@@ -31,7 +31,6 @@ def main() -> None:
     args = ap.parse_args()
     makebearoff = shutil.which("makebearoff") or (
         "/usr/games/makebearoff" if Path("/usr/games/makebearoff").exists() else None)
-    BearoffDatabase.build(3)  # compile the kernel outside the timings
     print(f"{'points':>6} {'positions':>11} {'gnubg s':>9} {'nardtools s':>12} {'ratio':>7}")
     for points in args.points:
         ours = min(_time(lambda: BearoffDatabase.build(points)) for _ in range(args.repeat))

@@ -71,6 +71,8 @@ def main() -> None:
             for counts, failures, slow in pool.map(run, jobs):
                 total.update(counts)
                 all_failures += failures
+                for line in failures:  # as they come, so a long run is useful early
+                    print(line, file=sys.stderr, flush=True)
                 slowest = max(slowest, slow)
             print(f"| {fmt} | {args.count:,} | {total['clean']:,} | {total['problems']:,} | {total['unreadable']:,} "
                   f"| {total['refused']:,} | {total['crash']:,} | {total['slow']:,} | {slowest:.2f} s "

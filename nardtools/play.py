@@ -129,7 +129,9 @@ def _parse_cached(text: str) -> Play:
 
 
 _NO_MOVE = re.compile(r"(?i)(cannot\s+move|no\s+move|pass|-)")
-_TOKEN = re.compile(r"(?P<chain>[0-9a-zA-Z]+\*?(?:/[0-9a-zA-Z]+\*?)+)(?:\((?P<repeat>\d)\))?")
+# The look-behind keeps a search from restarting inside a run of letters or
+# digits (a 10,000-character word would otherwise cost quadratic time).
+_TOKEN = re.compile(r"(?<![0-9a-zA-Z*])(?P<chain>[0-9a-zA-Z]+\*?(?:/[0-9a-zA-Z]+\*?)+)(?:\((?P<repeat>\d)\))?")
 _POINT_WORDS = {"bar": BAR, "b": BAR, "off": OFF, "o": OFF, **{str(p): p for p in range(26)}}
 
 

@@ -9,7 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nardtools.analysis.bearoff import BearoffDatabase, position_count, position_index
+from nardtools.analysis.bearoff import (
+    BearoffDatabase,
+    boards,
+    position_count,
+    position_index,
+)
+from nardtools.core import CORE
 
 GNUBG_OS = Path("/usr/share/gnubg/gnubg_os0.bd")
 
@@ -216,3 +222,55 @@ def _check_brute(db, few, fifteen):  # type: ignore[no-untyped-def]
     i = db.index(fifteen[0])
     for mean, dist in ((db.mean, db.dist), (db.gammon_mean, db.gammon_dist), (db.home_mean, db.home_dist)):
         assert (np.arange(dist.shape[1]) * dist[i]).sum() == pytest.approx(mean[i], abs=1e-9)
+
+
+@pytest.mark.skipif(CORE is None, reason="the reference-only run")
+@pytest.mark.parametrize("points", [1, 3, 4])
+def test_the_core_builds_what_the_reference_builds(points):
+    """The compiled builders (nardtools/_core/bearoff.c) against their readable
+    reference, to the bit: every position, quantity, precision and policy."""
+    from math import comb
+
+    from nardtools.analysis import _bearoff_reference as reference
+
+    n = position_count(points)
+    rows = np.zeros((n, points), np.int8)
+    reference.bearoff_boards(points, rows)
+    assert np.array_equal(rows, boards(points))
+    for dtype in (np.float64, np.float32):
+        for mode in range(3):
+            ours, theirs = [np.zeros(n), np.zeros((n, 64), dtype)], [np.zeros(n), np.zeros((n, 64), dtype)]
+            assert CORE.bearoff_exact(points, mode, rows, *ours) == reference.bearoff_exact(points, mode, rows, *theirs)
+            assert all(np.array_equal(a, b) for a, b in zip(ours, theirs)), (dtype, mode)
+    for by_key in (True, False):
+        ours = [np.zeros(n), np.zeros((n, 64)), np.zeros(n), np.zeros((n, 64))]
+        theirs = [np.zeros(n), np.zeros((n, 64)), np.zeros(n), np.zeros((n, 64))]
+        CORE.bearoff_gnubg(points, 15, by_key, rows, *ours)
+        reference.bearoff_gnubg(points, 15, by_key, rows, *theirs)
+        assert all(np.array_equal(a, b) for a, b in zip(ours, theirs)), by_key
+    six = np.zeros((position_count(6), 6), np.int8)
+    CORE.bearoff_boards(6, six)
+    m = comb(6 + 2, 2)
+    pips = (six[:m] * np.arange(1, 7)).sum(axis=1)
+    order = np.argsort((pips[:, None] + pips[None, :]).ravel(), kind="stable").astype(np.int64)
+    ours, theirs = np.zeros((m, m)), np.zeros((m, m))
+    CORE.bearoff_two_sided(np.ascontiguousarray(six[:m]), order, ours)
+    reference.bearoff_two_sided(six[:m], order, theirs)
+    assert np.array_equal(ours, theirs)
+
+
+def test_a_large_database_is_built_on_disk_as_in_memory(tmp_path, monkeypatch):
+    """Databases over a million positions are built into memory-mapped files
+    and trimmed there (bounded memory); the stored result is the one an
+    in-memory build saves."""
+    from nardtools.analysis import bearoff
+
+    monkeypatch.setattr(bearoff, "_SMALL", 100)  # so that 4 points (3,876 positions) goes to disk
+    on_disk = BearoffDatabase.cached(4, tmp_path / "disk")
+    assert not list((tmp_path / "disk").rglob("*.full.npy"))
+    in_memory = BearoffDatabase.build(4)  # float32 distributions too, now
+    in_memory.save(tmp_path / "memory" / "db")
+    saved = BearoffDatabase.load(4, tmp_path / "memory" / "db")
+    for name in ("mean", "dist", "gammon_mean", "gammon_dist", "home_mean", "home_dist"):
+        assert np.array_equal(getattr(on_disk, name), getattr(saved, name)), name
+    assert on_disk.dist.shape[1] < 64  # trimmed to the rolls used

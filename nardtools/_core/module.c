@@ -8,6 +8,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdlib.h>
+#include "bearoff.h"
 #include "core.h"
 #include "mat.h"
 #include "playout.h"
@@ -426,6 +427,138 @@ static PyObject *py_playouts(PyObject *self, PyObject *const *args, Py_ssize_t n
     return out;
 }
 
+/* ------------------------------------------------------------ bear-off */
+
+/* A C-contiguous numpy-style array of `items` elements of `itemsize` bytes
+ * (itemsize 0: 4 or 8, a float array whose size says which). */
+static int array_from(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, Py_ssize_t items, const char *what)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return 0;
+    int ok = itemsize ? view->itemsize == itemsize : (view->itemsize == 4 || view->itemsize == 8);
+    if (ok && items >= 0) ok = view->len == items * view->itemsize;
+    if (!ok) {
+        PyBuffer_Release(view);
+        PyErr_Format(PyExc_ValueError, "%s: wrong type or size", what);
+    }
+    return ok;
+}
+
+static long long positions_up_to_15(int points)
+{
+    long long c = 1;
+    for (int i = 1; i <= 15; i++) c = c * (points + i) / i;
+    return c;
+}
+
+static int py_interrupted(void) { return PyErr_CheckSignals() < 0; }
+
+static PyObject *py_bearoff_boards(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int points;
+    PyObject *obj;
+    if (!PyArg_ParseTuple(args, "iO", &points, &obj)) return NULL;
+    if (points < 1 || points > 12) return PyErr_Format(PyExc_ValueError, "bear-off databases cover 1-12 points");
+    Py_buffer rows;
+    long long n = positions_up_to_15(points);
+    if (!array_from(obj, &rows, 1, (Py_ssize_t)(n * points), "rows")) return NULL;
+    memset(rows.buf, 0, (size_t)rows.len);
+    bearoff_fill(rows.buf, n, points);
+    PyBuffer_Release(&rows);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_bearoff_exact(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int points, mode;
+    PyObject *rows_obj, *mean_obj, *dist_obj;
+    if (!PyArg_ParseTuple(args, "iiOOO", &points, &mode, &rows_obj, &mean_obj, &dist_obj)) return NULL;
+    if (points < 1 || points > 12 || mode < 0 || mode > 2)
+        return PyErr_Format(PyExc_ValueError, "points 1-12 and mode 0-2");
+    long long n = positions_up_to_15(points);
+    Py_buffer rows, mean, dist;
+    if (!array_from(rows_obj, &rows, 1, (Py_ssize_t)(n * points), "rows")) return NULL;
+    if (!array_from(mean_obj, &mean, 8, (Py_ssize_t)n, "mean")) { PyBuffer_Release(&rows); return NULL; }
+    if (!array_from(dist_obj, &dist, 0, -1, "dist")) { PyBuffer_Release(&rows); PyBuffer_Release(&mean); return NULL; }
+    int cols = (int)(dist.len / dist.itemsize / n), done = -2;
+    if (cols >= 2 && cols <= 255 && dist.len == (Py_ssize_t)(n * cols) * dist.itemsize) {
+        BoardList b = {points, n, rows.buf};
+        Rows d = {dist.buf, cols, dist.itemsize == 4};
+        done = bearoff_exact(&b, mode, mean.buf, d, py_interrupted);
+    }
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&mean);
+    PyBuffer_Release(&dist);
+    if (done == -2) return PyErr_Format(PyExc_ValueError, "dist: rows of 2-255 rolls, one a position");
+    if (done < 0) return NULL;   /* interrupted: the signal's exception is set */
+    if (!done) return PyErr_NoMemory();
+    return PyLong_FromLong(done);
+}
+
+static PyObject *py_bearoff_gnubg(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int points, ncheck, by_key;
+    PyObject *obj[5];
+    if (!PyArg_ParseTuple(args, "iipOOOOO", &points, &ncheck, &by_key, &obj[0], &obj[1], &obj[2], &obj[3], &obj[4]))
+        return NULL;
+    if (points < 1 || points > 12 || ncheck < 1 || ncheck > 15)
+        return PyErr_Format(PyExc_ValueError, "points 1-12 and 1-15 checkers");
+    long long n = positions_up_to_15(points);
+    Py_buffer v[5];
+    Py_ssize_t size[5] = {(Py_ssize_t)(n * points), (Py_ssize_t)n, -1, (Py_ssize_t)n, -1};
+    const char *names[5] = {"rows", "mean", "dist", "gammon mean", "gammon dist"};
+    int got = 0;
+    while (got < 5 && array_from(obj[got], &v[got], got ? 8 : 1, size[got], names[got])) got++;
+    int ok = got == 5, cols = ok ? (int)(v[2].len / 8 / n) : 0;
+    if (ok && (cols < 2 || v[2].len != (Py_ssize_t)(n * cols * 8) || v[4].len != v[2].len)) {
+        PyErr_SetString(PyExc_ValueError, "dist: rows of rolls, one a position");
+        ok = 0;
+    }
+    if (ok) {
+        BoardList b = {points, n, v[0].buf};
+        if (!bearoff_gnubg(&b, ncheck, cols, by_key, v[1].buf, v[2].buf, v[3].buf, v[4].buf)) {
+            PyErr_NoMemory();
+            ok = 0;
+        }
+    }
+    while (got--) PyBuffer_Release(&v[got]);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_bearoff_two_sided(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *rows_obj, *order_obj, *win_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &rows_obj, &order_obj, &win_obj)) return NULL;
+    Py_buffer rows, order, win;
+    if (!array_from(rows_obj, &rows, 1, -1, "rows")) return NULL;
+    long long m = rows.len / 6;
+    int ok = rows.len % 6 == 0 && m <= positions_up_to_15(6);
+    if (!ok) {
+        PyBuffer_Release(&rows);
+        return PyErr_Format(PyExc_ValueError, "rows: positions on 6 points");
+    }
+    if (!array_from(order_obj, &order, 8, (Py_ssize_t)(m * m), "order")) { PyBuffer_Release(&rows); return NULL; }
+    if (!array_from(win_obj, &win, 8, (Py_ssize_t)(m * m), "win")) {
+        PyBuffer_Release(&rows);
+        PyBuffer_Release(&order);
+        return NULL;
+    }
+    const int64_t *pairs = order.buf;
+    for (long long k = 0; k < m * m && ok; k++) ok = pairs[k] >= 0 && pairs[k] < m * m;
+    /* every successor of a position has fewer checkers: the rows must be the first m, in index order */
+    if (ok) ok = bearoff_two_sided(rows.buf, m, pairs, win.buf) ? 1 : -1;
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&order);
+    PyBuffer_Release(&win);
+    if (ok < 0) return PyErr_NoMemory();
+    if (!ok) return PyErr_Format(PyExc_ValueError, "order: pairs of rows");
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"legal_plays", (PyCFunction)(void (*)(void))py_legal_plays, METH_FASTCALL,
      "legal_plays(rules, mover, opponent, dice, whole_roll, first_turn) -> list | None\n\n"
@@ -452,6 +585,17 @@ static PyMethodDef methods[] = {
      "Money games first .. first+games-1 of seed, played with uniformly random legal plays\n"
      "(nardtools.playout.playouts): int32 (winner, kind, points, turns) per game, and the games'\n"
      "events when trace is true.  None when the core cannot play them (ask the reference)."},
+    {"bearoff_boards", py_bearoff_boards, METH_VARARGS,
+     "bearoff_boards(points, rows)\n\nFill rows (int8, positions x points) with every position of up to 15 checkers in index order."},
+    {"bearoff_exact", py_bearoff_exact, METH_VARARGS,
+     "bearoff_exact(points, mode, rows, mean, dist) -> columns of dist used\n\n"
+     "One quantity of the exact one-sided database (nardtools.analysis.bearoff; mode 0 all off,\n"
+     "1 a checker off, 2 all home): mean (float64) and dist (float32 or float64 rows)."},
+    {"bearoff_gnubg", py_bearoff_gnubg, METH_VARARGS,
+     "bearoff_gnubg(points, checkers, by_key, rows, mean, dist, gammon_mean, gammon_dist)\n\n"
+     "The bear-off and first-off tables (float64) under GNU Backgammon's quantised policy."},
+    {"bearoff_two_sided", py_bearoff_two_sided, METH_VARARGS,
+     "bearoff_two_sided(rows, order, win)\n\nExact two-sided P(win) (nardtools.analysis.twosided)."},
     {"deferred", py_deferred, METH_NOARGS,
      "deferred() -> (record line, source line)\n\nWhere this thread's last mat_vouch gave up."},
     {NULL, NULL, 0, NULL},

@@ -42,11 +42,6 @@ _SMALL = 1_000_000
 _ARRAYS = ("mean", "dist", "gammon_mean", "gammon_dist", "home_mean", "home_dist")
 
 
-def binomials() -> np.ndarray:
-    """The table ``C(a, b)`` (a < 40, b < 20) the compiled kernels rank positions with."""
-    return np.array([[comb(a, b) for b in range(20)] for a in range(40)], np.int64)
-
-
 def position_count(points: int, checkers: int = 15) -> int:
     """Positions of up to ``checkers`` checkers on ``points`` points: C(P + n, n)."""
     return comb(points + checkers, checkers)
@@ -90,45 +85,19 @@ class BearoffDatabase:
     @classmethod
     def build(cls, points: int, policy: str = "exact",
               progress: Callable[[str], None] | None = None) -> BearoffDatabase:
-        """Compute the database.
+        """Compute the database in memory.
 
         ``policy`` ``exact`` plays each roll to minimise the exact expected
         rolls, by the one-step recurrence of RACE.md's appendix (ties go to the
         smaller index); ``gnubg`` minimises the 16-bit quantised means gnubg
         stores, walking every play (slow; for comparisons with gnubg's 6-point
         tables).  Databases of more than a million positions keep float32
-        distributions.  ``progress`` is told as each part starts."""
-        if not 1 <= points <= 12:
-            raise AnalysisError("bear-off databases cover 1 to 12 points")
-        if policy not in ("exact", "gnubg"):
-            raise AnalysisError(f"unknown policy {policy!r}: exact or gnubg")
-        from ._bearoff_fast import build_fast
-        from ._bearoff_kernel import enumerate_boards
-
-        n = position_count(points)
-        binom = binomials()
-        dtype = np.float64 if n <= _SMALL else np.float32
-        boards = enumerate_boards(points, n, np.int8)  # in index order (see position_index)
-        work_m = np.zeros((3, 6, n), np.float32)
-        work_a = np.zeros((3, 6, n), np.int32)
-        out: list[np.ndarray] = []
-        modes = [(0, "bear-off"), (1, "first checker off"), (2, "all home")]
-        if policy == "gnubg":
-            if progress:
-                progress(f"bear-off and first checker off, gnubg's policy ({n:,} positions)")
-            out += _gnubg_policy(points, n, binom)
-            modes = modes[2:]
-        for mode, name in modes:
-            if progress:
-                progress(f"{name} ({n:,} positions)")
-            mean = np.zeros(n)
-            dist = np.zeros((n, MAX_ROLLS), dtype)
-            build_fast(points, boards, binom, mode, mean, dist, work_m, work_a)
-            out += [mean, dist]
-        del work_m, work_a
-        if any(d[:, -1].any() for d in out[1::2]):
-            raise AnalysisError(f"{MAX_ROLLS} rolls are not enough for {points} points")
-        return cls(points, *out)
+        distributions (:meth:`cached` builds large ones on disk, in bounded
+        memory).  ``progress`` is told as each part starts."""
+        arrays: dict[str, np.ndarray] = {}
+        _compute(points, policy, progress, lambda name, shape, dtype: arrays.setdefault(name, np.zeros(shape, dtype)),
+                 lambda name, rolls: None)
+        return cls(points, **arrays)
 
     # ------------------------------------------------------------------ lookup
     def index(self, counts: Sequence[int]) -> int:
@@ -185,7 +154,10 @@ class BearoffDatabase:
                 _notices.say(f"building the {points}-point bear-off database ({position_count(points):,} "
                              f"positions), once: it is kept in {path}")
                 progress = _notices.notice
-            cls.build(points, progress=progress).save(path)
+            if position_count(points) <= _SMALL:
+                cls.build(points, progress=progress).save(path)
+            else:
+                _build_on_disk(points, path, progress)
             db = cls.load(points, path)  # the stored form, as every later load sees it
             assert db is not None, path
         return db
@@ -234,28 +206,137 @@ class BearoffDatabase:
         """Write the database as a folder of ``.npy`` arrays and a
         ``meta.json`` (shapes, sizes, CRC-32), atomically: means in float64,
         distributions in float32 and only as many rolls as any position needs."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-        try:
-            meta: dict[str, Any] = {"points": self.points, "version": _VERSION, "arrays": {}}
+        def write(tmp: Path) -> None:
             for name in _ARRAYS:
                 array = getattr(self, name)
                 if array.ndim == 2:
-                    used = np.nonzero(np.asarray(array).any(axis=0))[0]
-                    array = np.asarray(array[:, :int(used.max()) + 1 if len(used) else 1], np.float32)
-                file = tmp / f"{name}.npy"
-                np.save(file, array)
-                meta["arrays"][name] = {"shape": list(array.shape), "dtype": str(array.dtype),
-                                        "bytes": file.stat().st_size, "crc32": _crc32(file)}
-            (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
-            if path.exists():
-                shutil.rmtree(path)
-            os.replace(tmp, path)
-        except BaseException:  # an error, Ctrl-C or SIGTERM: nothing half-written is left
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+                    array = np.asarray(array[:, :_used_rolls(array)], np.float32)
+                np.save(tmp / f"{name}.npy", array)
+
+        _write_folder(path, self.points, write)
+
+
+def _write_folder(path: Path, points: int, write: Callable[[Path], None]) -> None:
+    """Make the database folder ``path``: ``write`` puts every array's
+    ``.npy`` in a temporary folder beside it, then its ``meta.json`` is
+    written and the folder renamed into place.  On an error, Ctrl-C or
+    SIGTERM nothing half-written is left."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        write(tmp)
+        meta: dict[str, Any] = {"points": points, "version": _VERSION, "arrays": {}}
+        for name in _ARRAYS:
+            file = tmp / f"{name}.npy"
+            array = np.load(file, mmap_mode="r")
+            meta["arrays"][name] = {"shape": list(array.shape), "dtype": str(array.dtype),
+                                    "bytes": file.stat().st_size, "crc32": _crc32(file)}
+            del array
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
+        if path.exists():
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _kernel() -> Any:
+    """The bear-off builders: the compiled core's, else the readable reference."""
+    from ..core import CORE
+
+    if CORE is not None:
+        return CORE
+    from . import _bearoff_reference
+
+    return _bearoff_reference
+
+
+def boards(points: int) -> np.ndarray:
+    """Every position of up to 15 checkers on ``points`` points (int8 rows
+    of counts, the 1-point first), in index order (see :func:`position_index`).
+
+    >>> boards(2)[:4].tolist()
+    [[0, 0], [1, 0], [0, 1], [2, 0]]
+    """
+    rows = np.zeros((position_count(points), points), np.int8)
+    _kernel().bearoff_boards(points, rows)
+    return rows
+
+
+def _compute(points: int, policy: str, progress: Callable[[str], None] | None,
+             allocate: Callable[[str, tuple[int, ...], Any], np.ndarray],
+             finish: Callable[[str, int], None]) -> None:
+    """Compute every array of the database: ``allocate(name, shape, dtype)``
+    gives the zeroed array to fill, ``finish(name, rolls)`` is told when it is
+    done (with the columns a distribution uses)."""
+    if not 1 <= points <= 12:
+        raise AnalysisError("bear-off databases cover 1 to 12 points")
+    if policy not in ("exact", "gnubg"):
+        raise AnalysisError(f"unknown policy {policy!r}: exact or gnubg")
+    kernel = _kernel()
+    n = position_count(points)
+    rows = boards(points)
+    dtype = np.float64 if n <= _SMALL else np.float32
+    parts = [(0, "bear-off"), (1, "first checker off"), (2, "all home")]
+    if policy == "gnubg":
+        if progress:
+            progress(f"bear-off and first checker off, gnubg's policy ({n:,} positions)")
+        out = [allocate(name, (n,) if i % 2 == 0 else (n, MAX_ROLLS), np.float64)
+               for i, name in enumerate(_ARRAYS[:4])]
+        kernel.bearoff_gnubg(points, 15, True, rows, *out)
+        for name, array in zip(_ARRAYS[:4], out):
+            finish(name, _used_rolls(array) if array.ndim == 2 else 0)
+        parts = parts[2:]
+    for mode, part in parts:
+        if progress:
+            progress(f"{part} ({n:,} positions)")
+        mean_name, dist_name = _ARRAYS[2 * mode], _ARRAYS[2 * mode + 1]
+        used = kernel.bearoff_exact(points, mode, rows, allocate(mean_name, (n,), np.float64),
+                                    allocate(dist_name, (n, MAX_ROLLS), dtype))
+        if used >= MAX_ROLLS:
+            raise AnalysisError(f"{MAX_ROLLS} rolls are not enough for {points} points")
+        finish(mean_name, 0)
+        finish(dist_name, used)
+
+
+def _build_on_disk(points: int, path: Path, progress: Callable[[str], None] | None) -> None:
+    """Build the exact database straight into the folder ``path``: each
+    distribution is computed into a memory-mapped file, then trimmed to the
+    rolls it uses, so memory holds the work arrays and the page cache the
+    rest (about 3 GB for 12 points)."""
+    def write(tmp: Path) -> None:
+        def allocate(name: str, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+            suffix = ".full.npy" if len(shape) == 2 else ".npy"
+            return np.lib.format.open_memmap(tmp / f"{name}{suffix}", "w+", dtype, shape)
+
+        def finish(name: str, rolls: int) -> None:
+            full = tmp / f"{name}.full.npy"
+            if not full.exists():
+                return
+            array = np.load(full, mmap_mode="r")
+            trimmed = np.lib.format.open_memmap(tmp / f"{name}.npy", "w+", np.float32, (array.shape[0], rolls))
+            for start in range(0, array.shape[0], 1 << 20):
+                trimmed[start:start + (1 << 20)] = array[start:start + (1 << 20), :trimmed.shape[1]]
+            trimmed.flush()
+            del array, trimmed
+            full.unlink()
+
+        _compute(points, "exact", progress, allocate, finish)
+
+    _write_folder(path, points, write)
+
+
+def _used_rolls(dist: np.ndarray) -> int:
+    """The columns of ``dist`` up to the last that any row uses (at least 1),
+    read in slices of a million rows."""
+    used = np.zeros(dist.shape[1], bool)
+    for start in range(0, dist.shape[0], 1 << 20):
+        used |= np.asarray(dist[start:start + (1 << 20)]).any(axis=0)
+    where = np.nonzero(used)[0]
+    return int(where.max()) + 1 if len(where) else 1
 
 
 def _last(row: np.ndarray) -> int:
@@ -303,21 +384,6 @@ def _crc32(path: Path) -> int:
         while chunk := f.read(1 << 24):
             crc = zlib.crc32(chunk, crc)
     return crc
-
-
-def _gnubg_policy(points: int, n: int, binom: np.ndarray) -> list[np.ndarray]:
-    """The bear-off and first-off tables under gnubg's quantised policy, by
-    the play-walking kernel (``_bearoff_kernel``; checked against gnubg's own
-    6-point tables)."""
-    from ._bearoff_kernel import build, enumerate_boards
-
-    boards = enumerate_boards(points, n)
-    mean, gmean = np.zeros(n), np.zeros(n)
-    dist, gdist = np.zeros((n, MAX_ROLLS)), np.zeros((n, MAX_ROLLS))
-    quantised = np.zeros((n, MAX_ROLLS), np.int64)
-    ties = np.zeros(n)
-    build(points, boards, binom, 15, mean, dist, gmean, gdist, quantised, ties, True)
-    return [mean, dist, gmean, gdist]
 
 
 #: Databases already loaded in this process, by folder and its files' modification times and sizes.

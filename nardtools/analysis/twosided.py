@@ -6,7 +6,8 @@ plays to minimise its own expected rolls.  The exact answer lets each side
 play to maximise its chance of winning against the other's actual position.
 :func:`two_sided_table` computes that exactly (cubeless, no gammons) for every
 pair of positions with at most ``checkers`` checkers each on points 1..6, by
-dynamic programming over pip totals (a play always lowers the total).
+dynamic programming over pip totals (a play always lowers the total), in the
+compiled core (or its readable reference, ``_bearoff_reference``).
 
 >>> table = two_sided_table(2)
 >>> round(table.p_win((0, 0, 0, 0, 0, 2), (0, 1, 0, 0, 0, 0)), 6)  # 6-6 alone: 4 doubles bear off 2 from the 6
@@ -21,89 +22,13 @@ from math import comb
 from typing import Sequence
 
 import numpy as np
-from numba import njit
 
 from ..errors import AnalysisError
 from ..position import Position
-from ._bearoff_kernel import rank, step
-from .bearoff import binomials, position_count, position_index
+from .bearoff import _kernel, boards, position_index
 
 #: The largest table computed on request (pairs of positions of up to 6 checkers: 853,776 states).
 MAX_CHECKERS = 6
-
-
-@njit(cache=True)
-def _finals(c0, P, dice, n, binom, out):  # type: ignore[no-untyped-def]
-    """Write to ``out`` the index of every position reachable by playing
-    ``dice[:n]`` in order (doubles: from non-increasing points, which reaches
-    every result); returns how many, repeats included.  In a bear-off every
-    die can be played while a checker is left."""
-    count = 0
-    work = np.zeros((5, P), np.int64)
-    work[0, :] = c0
-    top = np.full(5, P, np.int64)  # the highest source point allowed at each depth
-    depth = 0
-    while depth >= 0:
-        if depth == n or work[depth].sum() == 0:
-            out[count] = rank(work[depth], P, binom)
-            count += 1
-            depth -= 1
-            continue
-        moved = False
-        while top[depth] >= 1:
-            p = top[depth]
-            top[depth] -= 1
-            if work[depth, p - 1] == 0:
-                continue
-            work[depth + 1, :] = work[depth, :]
-            if step(work[depth + 1], P, p, dice[depth]):
-                top[depth + 1] = p if n == 4 else P
-                depth += 1
-                moved = True
-                break
-        if not moved:
-            top[depth] = P
-            depth -= 1
-    return count
-
-
-@njit(cache=True)
-def _solve(B, order, binom, P, W):  # type: ignore[no-untyped-def]
-    """``W[i, j]``: P(the side on roll with position i beats position j)."""
-    m = B.shape[0]
-    out = np.zeros(4096, np.int64)
-    dice = np.zeros(4, np.int64)
-    for k in range(order.shape[0]):
-        idx = order[k]
-        i = idx // m
-        j = idx % m
-        if B[i].sum() == 0:
-            W[i, j] = 1.0
-            continue
-        if B[j].sum() == 0:
-            W[i, j] = 0.0
-            continue
-        total = 0.0
-        for a in range(1, 7):
-            for b in range(1, a + 1):
-                best = 0.0
-                if a == b:
-                    dice[:] = a
-                    cnt = _finals(B[i], P, dice, 4, binom, out)
-                    orders = 1
-                else:
-                    dice[0], dice[1] = a, b
-                    cnt = _finals(B[i], P, dice, 2, binom, out)
-                    dice[0], dice[1] = b, a
-                    cnt += _finals(B[i], P, dice, 2, binom, out[cnt:])
-                    orders = 2
-                for t in range(cnt):
-                    r = out[t]
-                    v = 1.0 if B[r].sum() == 0 else 1.0 - W[j, r]
-                    if v > best:
-                        best = v
-                total += (orders / 36.0) * best
-        W[i, j] = total
 
 
 @dataclass(frozen=True)
@@ -131,17 +56,14 @@ def two_sided_table(checkers: int) -> TwoSidedTable:
     :data:`MAX_CHECKERS`)."""
     if not 1 <= checkers <= MAX_CHECKERS:
         raise AnalysisError(f"two-sided tables cover 1 to {MAX_CHECKERS} checkers a side")
-    from ._bearoff_kernel import enumerate_boards
-
     m = comb(6 + checkers, checkers)
-    boards = enumerate_boards(6, position_count(6))[:m]  # index order: fewer checkers first
-    pips = (boards * np.arange(1, 7)).sum(axis=1)
+    rows = np.ascontiguousarray(boards(6)[:m])  # index order: fewer checkers first
+    pips = (rows * np.arange(1, 7)).sum(axis=1)
     totals = (pips[:, None] + pips[None, :]).ravel()
     order = np.argsort(totals, kind="stable").astype(np.int64)
-    binom = binomials()
     win = np.zeros((m, m))
-    _solve(boards, order, binom, 6, win)
-    return TwoSidedTable(checkers, boards, win)
+    _kernel().bearoff_two_sided(rows, order, win)
+    return TwoSidedTable(checkers, rows, win)
 
 
 def one_sided_error(checkers: int) -> tuple[float, tuple[int, ...], tuple[int, ...], float, float]:
