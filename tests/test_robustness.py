@@ -580,3 +580,14 @@ def test_board_image_labels_each_side_by_its_own_checkers():
     swatches = [p for p in fig.axes[0].patches if getattr(p, "radius", None) == 0.22]
     assert len(swatches) == 2  # the legend: a checker of each colour beside its label
     plt.close(fig)
+
+
+def test_a_play_with_a_long_word_is_refused_in_linear_time():
+    """Fuzzing found a 10,000-character word after a play that took seconds: the
+    play pattern restarted inside the word at every character (quadratic).
+    At 200,000 characters a quadratic parse would take minutes."""
+    from nardtools.errors import InvalidPlayError
+    from nardtools.play import Play
+
+    with pytest.raises(InvalidPlayError, match="unexpected '1111"):
+        Play.parse("23/19 19/18*" + "1" * 200_000)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -40,13 +41,13 @@ def write_output(path: Path, data: str | bytes) -> None:
 def progress(total: int, what: str, quiet: bool = False) -> Iterator[Callable[..., None]]:
     """A progress bar on stderr when it is a terminal (and not ``quiet``);
     yields the function to call once per unit done."""
-    from rich.console import Console
-
-    err = Console(stderr=True)
-    if quiet or not err.is_terminal or total < 2:
+    if quiet or total < 2 or not sys.stderr.isatty():  # (rich is not even imported then)
         yield lambda *_: None
         return
+    from rich.console import Console
     from rich.progress import Progress
+
+    err = Console(stderr=True)
 
     with Progress(console=err, transient=True) as bar:
         task = bar.add_task(what, total=total)
