@@ -159,6 +159,33 @@ static PyObject *py_legal_plays(PyObject *self, PyObject *const *args, Py_ssize_
     return out;
 }
 
+/* successors(...legal_plays' arguments) -> bytes | None: for each legal play, in the
+ * reference's order, the position after it as the next side to roll sees it: the
+ * opponent's 26 counts (hits on the bar), then the mover's, as int8. */
+static PyObject *py_successors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "successors takes 6 arguments");
+    Rules r;
+    Board b, after;
+    Turn t;
+    if (!turn_args(args, &r, &b, &t)) return NULL;
+    Search *s = thread_search();
+    if (!s) return PyErr_NoMemory();
+    legal_plays(&t, s);
+    if (s->overflow) Py_RETURN_NONE;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)s->nchosen * 52);
+    if (!out) return NULL;
+    signed char *row = (signed char *)PyBytes_AS_STRING(out);
+    for (int i = 0; i < s->nchosen; i++, row += 52) {
+        const End *e = &s->ends[s->chosen[i]];
+        end_board(&t, e->me, e->hits, &after);   /* already as the next side sees it */
+        memcpy(row, after.me, 26);
+        memcpy(row + 26, after.opp, 26);
+    }
+    return out;
+}
+
 /* judge(rules, mover, opponent, dice, whole_roll, first_turn, text) -> (steps, mover, opponent, dice_used) | None */
 static PyObject *py_judge(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -564,6 +591,10 @@ static PyMethodDef methods[] = {
      "legal_plays(rules, mover, opponent, dice, whole_roll, first_turn) -> list | None\n\n"
      "The legal plays, in the reference's order: (dice used, die, the mover's side after, points hit\n"
      "as a bit mask, steps).  None when the search outgrew its tables (ask the reference)."},
+    {"successors", (PyCFunction)(void (*)(void))py_successors, METH_FASTCALL,
+     "successors(rules, mover, opponent, dice, whole_roll, first_turn) -> bytes | None\n\n"
+     "legal_plays' results as positions for the evaluator: 52 int8 per play (the opponent's\n"
+     "side, now on roll, then the mover's), in the same order."},
     {"judge", (PyCFunction)(void (*)(void))py_judge, METH_FASTCALL,
      "judge(rules, mover, opponent, dice, whole_roll, first_turn, play) -> tuple | None\n\n"
      "A written play (its text, or (source, target) pairs)'s canonical steps, the sides after it (the opponent then on roll) and the dice\n"

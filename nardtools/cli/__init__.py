@@ -17,7 +17,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from .. import __version__
-from . import analysis, archives, bearoff, play, records, teaching
+from . import analysis, archives, bearoff, evaluation, play, records, teaching
 from .common import ExitCode, Terminated
 
 app = typer.Typer(
@@ -44,7 +44,7 @@ def main_callback(
     """Validate, analyse and teach recorded games of Long Nardy and backgammon."""
 
 
-for _module in (play, records, analysis, archives, teaching, bearoff):
+for _module in (play, records, analysis, evaluation, archives, teaching, bearoff):
     _module.register(app)
 
 

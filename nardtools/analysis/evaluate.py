@@ -1,0 +1,324 @@
+"""Evaluating positions and ranking plays: ``evaluate`` and ``hint``.
+
+An evaluation gives, for the side on roll (before its roll), the
+probabilities of every outcome class its game scores (:data:`.nets.CLASSES`)
+and the cubeless equity they are worth under the ruleset's scoring table.
+
+Where the answer comes from (``Evaluation.evaluator``):
+
+- **terminal**: a side has borne off all fifteen: the outcome, exactly;
+- **bear-off database**: a race with both sides inside a cached one-sided
+  database (:mod:`.race`; the 6-point one is built on first use): exact
+  dice enumeration, each side playing to bear off fastest;
+- **network**: the shipped network of the game (:mod:`.nets`, trained by
+  self-play, :mod:`.training`), or GNU Backgammon's (``evaluator="gnubg"``,
+  backgammon only, where ``gnubg-nn`` is installed).
+
+**Ply**: 0-ply is the source above.  n-ply averages over the 21 rolls of the
+side on roll: for each roll its best play by 0-ply, then that play's result
+at (n-1)-ply, seen from this side.  ``hint`` at n-ply ranks every play at
+0-ply, then looks deeper at the best ``MOVE_FILTER`` of them (those within
+``FILTER_EQUITY`` of the best), as GNU Backgammon's move filters do; the rest
+keep their 0-ply figures and say so.
+
+The networks learn one ruleset's movement (``long``, ``backgammon``); a
+ruleset that moves otherwise (gul-bara's doubles, another block reading, no
+hitting in backgammon ...) is refused with a message that names the
+difference, never silently guessed.
+
+>>> from nardtools import Position
+>>> from nardtools.analysis.evaluate import evaluate
+>>> won = Position.from_points("long", {}, {1: 2})          # every checker of the side on roll is off
+>>> e = evaluate(won)
+>>> e.evaluator, e.probabilities["win"], e.equity
+('terminal', 1.0, 2.0)
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from ..errors import AnalysisError
+from ..outcome import OutcomeKind, points_for
+from .nets import CLASSES, WEIGHTS_DIR, Network, boards_of, equity, flip, outcome
+
+if TYPE_CHECKING:
+    from ..dice import Roll
+    from ..engine import LegalPlay
+    from ..play import Play
+    from ..position import Position
+    from ..rules import Rules, RulesLike
+
+#: hint at n-ply looks deeper at this many plays at most ...
+MOVE_FILTER = 8
+#: ... of those within this much equity of the best at 0-ply.
+FILTER_EQUITY = 0.16
+#: The options of Rules that change how checkers move, which a network is tied to.
+MOVEMENT = ("hitting", "hit_after_home", "bar_first", "move_inside_home", "remainder", "double_reroll",
+            "crazy_doubles", "head_limit", "head", "block", "block_check", "block_path", "caucasian", "bear_off")
+TRAINED_ON = {"long": "long", "backgammon": "backgammon"}
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What an evaluator says of a position, from the side on roll."""
+
+    probabilities: dict[str, float]
+    equity: float
+    evaluator: str
+    ply: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"probabilities": dict(self.probabilities), "equity": self.equity, "evaluator": self.evaluator,
+                "ply": self.ply}
+
+
+@dataclass(frozen=True)
+class RankedPlay:
+    """One legal play as ``hint`` ranks it: the equity is the player's (who
+    just played), ``loss`` how much less than the best play's."""
+
+    play: Play
+    result: Position
+    equity: float
+    loss: float
+    evaluation: Evaluation = field(repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"play": str(self.play), "result": str(self.result), "equity": self.equity, "loss": self.loss,
+                "ply": self.evaluation.ply, "evaluator": self.evaluation.evaluator,
+                "probabilities": self.evaluation.probabilities}
+
+
+@functools.lru_cache(maxsize=8)
+def load_network(game: str, path: str | None = None) -> Network:
+    """The shipped network of ``game`` (``nardtools/data/nets/GAME.npz``), or
+    the weights at ``path``; a clear error when missing or damaged."""
+    where = Path(path) if path else WEIGHTS_DIR / f"{game}.npz"
+    net = Network.load(where)
+    if net.game != game:
+        raise AnalysisError(f"{where}: a {net.game} network, not a {game} one")
+    return net
+
+
+class Evaluator:
+    """The evaluator of one game under one ruleset: terminal positions and
+    database races exact, the rest from a network."""
+
+    def __init__(self, rules: Rules, *, weights: str | None = None, evaluator: str = "nardtools",
+                 database: bool = True) -> None:
+        self.rules = rules
+        self.game = "long" if rules.is_long else "backgammon"
+        _check_movement(rules, self.game)
+        self.database = database
+        if evaluator not in ("nardtools", "gnubg"):
+            raise AnalysisError(f"unknown evaluator {evaluator!r}: nardtools or gnubg")
+        if evaluator == "gnubg" and self.game != "backgammon":
+            raise AnalysisError("GNU Backgammon's network evaluates backgammon only")
+        self.evaluator, self.weights = evaluator, weights
+        self._net: Any = None
+
+    @property
+    def net(self) -> Any:
+        """The network, loaded when first needed (terminal positions and
+        database races need none)."""
+        if self._net is None:
+            self._net = _GnubgNet() if self.evaluator == "gnubg" else load_network(self.game, self.weights)
+        return self._net
+
+    @property
+    def name(self) -> str:
+        return "gnubg-nn" if self.evaluator == "gnubg" else str(self.net.name)
+
+    # ------------------------------------------------------------ 0-ply
+    def static(self, rows: np.ndarray, *, database: bool = False) -> tuple[np.ndarray, list[str]]:
+        """0-ply probabilities of rows (each from its side on roll), and the
+        source of each: terminal, database (when asked) or the network."""
+        done = (rows[:, 26] == 15) | (rows[:, 0] == 15)
+        database = database and self.database
+        exact: dict[int, tuple[np.ndarray, str]] = {}
+        if database:
+            for i in np.nonzero(~done)[0]:
+                race = self._race(rows[i])
+                if race is not None:
+                    exact[int(i)] = race
+        rest = [i for i in range(len(rows)) if not done[i] and i not in exact]
+        k = len(CLASSES[self.game])
+        p = np.zeros((len(rows), k))
+        source = [""] * len(rows)
+        if rest:
+            p[rest] = self.net.probabilities(rows[rest])
+            for i in rest:
+                source[i] = self.name
+        for i, (q, where) in exact.items():
+            p[i], source[i] = q, where
+        for i in np.nonzero(done)[0]:
+            if rows[i, 0] == 15:  # the side on roll has won already
+                p[i] = outcome(self.game, rows[i, 26:], self.rules)
+            else:
+                p[i] = flip(outcome(self.game, rows[i, :26], self.rules), self.game)
+            source[i] = "terminal"
+        return p, source
+
+    def _race(self, row: np.ndarray) -> tuple[np.ndarray, str] | None:
+        from .pips import is_race
+        from ..position import GameKind, Position
+        from .race import choose_database, fits, race_odds
+
+        kind = GameKind.LONG if self.game == "long" else GameKind.BACKGAMMON
+        position = Position._trusted(kind, tuple(int(v) for v in row[:26]), tuple(int(v) for v in row[26:]), 0)
+        if not is_race(position):
+            return None
+        points = choose_database(position)
+        if not (fits(position.mover, points) and fits(position.opponent, points)):
+            return None
+        odds = race_odds(position, db_points=points)
+        win = min(1.0, max(0.0, odds.p_win))
+        if self.game == "backgammon":
+            p = [win, odds.p_gammon, 0.0, odds.p_lose_gammon, 0.0]
+        else:
+            p = [win, odds.p_gammon, odds.p_home_mars, 0.0, odds.p_lose_gammon, odds.p_lose_home_mars, 0.0]
+        return np.array(p), f"bear-off database ({points} points)"
+
+    # ------------------------------------------------------------ look-ahead
+    def values(self, rows: np.ndarray, ply: int) -> np.ndarray:
+        """Probabilities of rows at ``ply`` (each from its side on roll)."""
+        from ..dice import ALL_ROLLS
+        from .selfplay import successors
+
+        p, source = self.static(rows)
+        if ply == 0:
+            return p
+        for i, row in enumerate(rows):
+            if source[i] == "terminal":
+                continue
+            total = np.zeros(p.shape[1])
+            for roll in ALL_ROLLS:
+                after = successors(self.rules, row, roll.dice)
+                q, _ = self.static(after)
+                best = int(np.argmin(equity(q, self.game, self.rules)))
+                deeper = q[best] if ply == 1 else self.values(after[best:best + 1], ply - 1)[0]
+                total += roll.weight / 36 * flip(deeper, self.game)
+            p[i] = total
+        return p
+
+    def evaluation(self, p: np.ndarray, source: str, ply: int) -> Evaluation:
+        probabilities = {name: round(float(v), 6) for name, v in zip(CLASSES[self.game], p)}
+        return Evaluation(probabilities, float(equity(p, self.game, self.rules)), source, ply)
+
+
+def evaluate(position: Position, rules: RulesLike = None, ply: int = 0, *, evaluator: str = "nardtools",
+             weights: str | None = None) -> Evaluation:
+    """The probabilities and cubeless equity of ``position`` for the side on
+    roll (see the module docstring)."""
+    from ..rules import rules_for
+
+    _check_ply(ply)
+    ev = Evaluator(rules_for(position.kind, rules), weights=weights, evaluator=evaluator)
+    rows = boards_of([position])
+    p, source = ev.static(rows, database=True)
+    if source[0] in ("terminal",) or source[0].startswith("bear-off"):
+        return ev.evaluation(p[0], source[0], 0)
+    if ply:
+        p = ev.values(rows, ply)
+    return ev.evaluation(p[0], f"{ev.name}, {ply}-ply", ply)
+
+
+def hint(position: Position, roll: Roll, rules: RulesLike = None, ply: int = 0, *,
+         evaluator: str = "nardtools", weights: str | None = None) -> list[RankedPlay]:
+    """The legal plays of ``roll``, best first, each with the equity of its
+    result for the side that plays and its loss against the best."""
+    from ..engine import legal_plays
+    from ..rules import rules_for
+
+    _check_ply(ply)
+    options = rules_for(position.kind, rules)
+    ev = Evaluator(options, weights=weights, evaluator=evaluator)
+    plays: Sequence[LegalPlay] = legal_plays(position, roll, options)
+    rows = boards_of([lp.result for lp in plays])
+    p, source = ev.static(rows, database=True)
+    plies = [0] * len(plays)
+    mine = -equity(p, ev.game, options)
+    if ply:
+        order = np.argsort(-mine, kind="stable")
+        deeper = [int(i) for i in order[:MOVE_FILTER]
+                  if mine[i] >= mine[order[0]] - FILTER_EQUITY and _by_network(source[i])]
+        if deeper:
+            p[deeper] = ev.values(rows[deeper], ply)
+            for i in deeper:
+                plies[i], source[i] = ply, f"{ev.name}, {ply}-ply"
+            mine = -equity(p, ev.game, options)
+    for i in range(len(plays)):
+        if _by_network(source[i]) and not plies[i]:
+            source[i] = f"{source[i]}, 0-ply"
+    order = sorted(range(len(plays)), key=lambda i: (-plies[i], -mine[i]))
+    best = mine[order[0]]
+    return [RankedPlay(plays[i].play, plays[i].result, float(mine[i]), float(max(best - mine[i], 0.0)),
+                       ev.evaluation(flip(p[i], ev.game), source[i], plies[i])) for i in order]
+
+
+def _by_network(source: str) -> bool:
+    return source != "terminal" and not source.startswith("bear-off")
+
+
+def _check_ply(ply: int) -> None:
+    if not 0 <= ply <= 2:
+        raise AnalysisError(f"ply {ply}: 0, 1 or 2")
+
+
+def _check_movement(rules: Rules, game: str) -> None:
+    """Refuse rules the network did not learn (see the module docstring)."""
+    from ..rules import find_ruleset
+
+    trained = find_ruleset(TRAINED_ON[game]).rules
+    differ = [name for name in MOVEMENT if getattr(rules, name) != getattr(trained, name)]
+    if game == "long" and rules.koks != trained.koks and \
+            points_for(OutcomeKind.KOKS, rules) != points_for(OutcomeKind.MARS, rules):
+        differ.append("koks")
+    if differ:
+        shown = ", ".join(f"{name}={getattr(rules, name)!r}" for name in differ)
+        raise AnalysisError(f"the {game} network learned the {TRAINED_ON[game]!r} rules; these rules differ "
+                            f"({shown}), so it cannot evaluate them (races: `nardtools race`)")
+
+
+class _GnubgNet:
+    """GNU Backgammon's 0-ply network through ``gnubg-nn`` (optional; GPL-3
+    like nardtools, imported only when asked for)."""
+
+    def __init__(self) -> None:
+        try:
+            import gnubg_nn
+        except ImportError:
+            raise AnalysisError("--evaluator gnubg needs the gnubg-nn package (pip install gnubg-nn)") from None
+        self.module = gnubg_nn
+
+    def probabilities(self, rows: np.ndarray) -> np.ndarray:
+        """gnubg's five probabilities of each row (its board: the side on roll as side 1)."""
+        return np.array([self.module.probabilities([row[27:52].tolist(), row[1:26].tolist()], 0) for row in rows])
+
+
+def cube_verdicts(evaluation: Evaluation, setup: Any, rules: Rules) -> list[Any]:
+    """The money (and, with a match length, match) cube verdicts of the side on
+    roll from an evaluation's probabilities (:func:`.cube.cube_hints`: Janowski's
+    model with cube efficiency 0.68, a dead cube in match play); none when the
+    ruleset has no cube.  Backgammons are valued as gammons here."""
+    import dataclasses
+
+    from .cube import cube_hints
+    from .race import RaceOdds
+
+    if not rules.cube:
+        return []
+    p = evaluation.probabilities
+    if rules.is_long:
+        odds = RaceOdds(False, p["win"], p["win_mars"], p["lose_mars"], [], "evaluation",
+                        p_home_mars=p["win_home_mars"], p_lose_home_mars=p["lose_home_mars"])
+    else:
+        odds = RaceOdds(False, p["win"], p["win_gammon"], p["lose_gammon"], [], "evaluation")
+    return [dataclasses.replace(h, source=h.source.replace("estimated race odds", evaluation.evaluator))
+            for h in cube_hints(odds, setup, rules)]

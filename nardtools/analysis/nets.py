@@ -1,0 +1,222 @@
+"""Neural networks that evaluate positions: the input encoding, the
+probabilities they give, and the equity those probabilities are worth.
+
+A network sees a position from the side on roll, before the roll, and gives
+the probabilities of every outcome class its game scores (all from the side on
+roll, each class including the stronger ones):
+
+- backgammon: ``win``, ``win_gammon``, ``win_backgammon``, ``lose_gammon``,
+  ``lose_backgammon`` (GNU Backgammon's five);
+- Long Nardy: ``win``, ``win_mars`` (марс: the loser bore off nothing),
+  ``win_home_mars`` (домашний марс: a mars with all fifteen home), ``win_koks``
+  (кокс: a mars with a checker left in the starting quarter), and the same
+  three for losing.  Home mars and koks exclude each other.
+
+**Encoding** (198 inputs; each side in its own numbering, the side on roll
+first): for every point 1-24, four units for the checkers there, ``n >= 1``,
+``n >= 2``, ``n >= 3`` and ``(n - 3) / 2`` beyond three (Tesauro's); then each
+side's bar ``/ 2`` and checkers off ``/ 15``; then each side's pip count
+``/ 100``.  Swapping the two halves flips the position: the symmetry the
+tests check.
+
+**Network**: one hidden layer of sigmoid units, sigmoid outputs; weights in a
+``.npz`` with their metadata (game, training ruleset, games trained, the
+command that made them).  Inference needs numpy alone.
+
+>>> import numpy as np
+>>> from nardtools import Position
+>>> x = encode(boards_of([Position.start("long")]))
+>>> x.shape, float(x[0, 23 * 4 + 3])      # the head: 15 checkers, (15 - 3) / 2 beyond three
+((1, 198), 6.0)
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+import numpy as np
+
+from ..errors import AnalysisError
+from ..outcome import OutcomeKind, classify, points_for
+
+if TYPE_CHECKING:
+    from ..position import Position
+    from ..rules import Rules
+
+INPUTS = 198
+#: The outcome classes of each game, in the networks' output order.
+CLASSES = {
+    "backgammon": ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"),
+    "long": ("win", "win_mars", "win_home_mars", "win_koks", "lose_mars", "lose_home_mars", "lose_koks"),
+}
+#: Where each class goes when the position is seen from the other side.
+_FLIP = {"backgammon": (3, 4, 1, 2), "long": (4, 5, 6, 1, 2, 3)}
+_PIPS = np.arange(1, 26, dtype=np.float32)
+WEIGHTS_DIR = Path(__file__).resolve().parent.parent / "data" / "nets"
+FORMAT_VERSION = 1
+
+
+def boards_of(positions: Iterable[Position]) -> np.ndarray:
+    """Positions as the (n, 52) int8 rows the encoder reads: the side on roll's
+    26 counts, then the other side's (0 off, 1-24, 25 bar; own numbering)."""
+    return np.array([tuple(p.mover) + tuple(p.opponent) for p in positions], np.int8).reshape(-1, 52)
+
+
+def encode(boards: np.ndarray) -> np.ndarray:
+    """The (n, 198) float32 inputs of (n, 52) board rows (see the module docstring)."""
+    n = len(boards)
+    sides = np.asarray(boards, np.float32).reshape(n, 2, 26)
+    points = sides[:, :, 1:25]
+    x = np.empty((n, INPUTS), np.float32)
+    units = x[:, :192].reshape(n, 2, 24, 4)
+    units[..., 0] = points >= 1
+    units[..., 1] = points >= 2
+    units[..., 2] = points >= 3
+    units[..., 3] = np.maximum(points - 3, 0) / 2
+    x[:, 192:194] = sides[:, :, 25] / 2
+    x[:, 194:196] = sides[:, :, 0] / 15
+    x[:, 196:198] = sides[:, :, 1:26] @ _PIPS / 100
+    return x
+
+
+def flip(p: np.ndarray, game: str) -> np.ndarray:
+    """Probabilities (rows) as the other side sees them.
+
+    >>> flip(np.array([0.7, 0.2, 0.01, 0.1, 0.02]), "backgammon").round(2).tolist()
+    [0.3, 0.1, 0.02, 0.2, 0.01]
+    """
+    q = np.empty_like(p)
+    q[..., 0] = 1.0 - p[..., 0]
+    for a, b in enumerate(_FLIP[game], start=1):
+        q[..., a] = p[..., b]
+    return q
+
+
+def outcome(game: str, loser: Any, rules: Rules) -> np.ndarray:
+    """The probabilities of a finished game from the winner's side: 1 for every
+    class the win reaches (the loser's checkers decide; ``classify``)."""
+    kind = classify(loser, rules)
+    target = np.zeros(len(CLASSES[game]), np.float32)
+    target[0] = 1.0
+    if game == "backgammon":
+        target[1] = kind in (OutcomeKind.GAMMON, OutcomeKind.BACKGAMMON)
+        target[2] = kind is OutcomeKind.BACKGAMMON
+    else:
+        target[1] = kind is not OutcomeKind.OIN
+        target[2] = kind is OutcomeKind.HOME_MARS
+        target[3] = kind is OutcomeKind.KOKS
+    return target
+
+
+def exclusive(p: np.ndarray, game: str) -> dict[OutcomeKind, tuple[np.ndarray, np.ndarray]]:
+    """For each kind of win, (P(the side on roll wins so), P(it loses so)),
+    from the cumulative classes (clipped at 0 where a network's outputs cross)."""
+    if game == "backgammon":
+        win, wg, wb, lg, lb = (p[..., i] for i in range(5))
+        lose = 1.0 - win
+        return {OutcomeKind.SINGLE: (np.maximum(win - wg, 0), np.maximum(lose - lg, 0)),
+                OutcomeKind.GAMMON: (np.maximum(wg - wb, 0), np.maximum(lg - lb, 0)),
+                OutcomeKind.BACKGAMMON: (wb, lb)}
+    win, wm, wh, wk, lm, lh, lk = (p[..., i] for i in range(7))
+    lose = 1.0 - win
+    return {OutcomeKind.OIN: (np.maximum(win - wm, 0), np.maximum(lose - lm, 0)),
+            OutcomeKind.MARS: (np.maximum(wm - wh - wk, 0), np.maximum(lm - lh - lk, 0)),
+            OutcomeKind.HOME_MARS: (wh, lh), OutcomeKind.KOKS: (wk, lk)}
+
+
+def equity(p: np.ndarray, game: str, rules: Rules) -> np.ndarray:
+    """Cubeless points per game for the side on roll under the ruleset's
+    scoring table (``points_for``), from probabilities (rows).
+
+    >>> from nardtools import find_ruleset
+    >>> float(equity(np.array([1.0, 1.0, 0.0, 0.0, 0.0]), "backgammon", find_ruleset("backgammon").rules))
+    2.0
+    """
+    total = np.zeros(p.shape[:-1])
+    for kind, (won, lost) in exclusive(p, game).items():
+        total = total + points_for(kind, rules) * (won - lost)
+    return total
+
+
+@dataclass(frozen=True, eq=False)
+class Network:
+    """A one-hidden-layer network and what is known of how it was made."""
+
+    game: str
+    w1: np.ndarray  # (INPUTS, hidden)
+    b1: np.ndarray
+    w2: np.ndarray  # (hidden, classes)
+    b2: np.ndarray
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def random(cls, game: str, hidden: int, seed: int) -> Network:
+        """Small random weights (training starts here)."""
+        rng = np.random.default_rng(seed)
+        k = len(CLASSES[game])
+        return cls(game, (rng.standard_normal((INPUTS, hidden)) * 0.1).astype(np.float32),
+                   np.zeros(hidden, np.float32), (rng.standard_normal((hidden, k)) * 0.1).astype(np.float32),
+                   np.zeros(k, np.float32), {"game": game, "hidden": hidden, "games": 0})
+
+    @property
+    def name(self) -> str:
+        """How results name the network: game, version and games trained."""
+        return f"nardtools-{self.game}-{self.meta.get('version', 'dev')} ({self.meta.get('games', 0):,} games)"
+
+    def hidden(self, x: np.ndarray) -> np.ndarray:
+        return _sigmoid(x @ self.w1 + self.b1)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        """Probabilities (rows of ``CLASSES[game]``) of encoded inputs (rows)."""
+        return _sigmoid(self.hidden(x) @ self.w2 + self.b2)
+
+    def probabilities(self, rows: np.ndarray) -> np.ndarray:
+        """Probabilities of board rows (n, 52)."""
+        return self(encode(rows))
+
+    def save(self, path: Path) -> None:
+        """Write the weights and metadata as one ``.npz``, atomically."""
+        buffer = io.BytesIO()
+        meta = {**self.meta, "format": FORMAT_VERSION, "game": self.game}
+        np.savez(buffer, w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2, meta=np.array(json.dumps(meta)))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_bytes(buffer.getvalue())
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    @classmethod
+    def load(cls, path: Path) -> Network:
+        """Read weights written by :meth:`save`; a missing, damaged or foreign
+        file is an :class:`AnalysisError` naming it."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                arrays = [np.asarray(data[k], np.float32) for k in ("w1", "b1", "w2", "b2")]
+        except FileNotFoundError:
+            raise AnalysisError(f"{path}: no such weights file") from None
+        except (OSError, ValueError, KeyError, EOFError) as e:
+            raise AnalysisError(f"{path}: not a nardtools weights file ({type(e).__name__}: {e})") from None
+        game = meta.get("game")
+        if meta.get("format") != FORMAT_VERSION or game not in CLASSES:
+            raise AnalysisError(f"{path}: weights of format {meta.get('format')!r} for {game!r}; "
+                                f"this nardtools reads format {FORMAT_VERSION}")
+        w1, b1, w2, b2 = arrays
+        k = len(CLASSES[game])
+        if w1.shape[0] != INPUTS or w1.shape[1] != b1.shape[0] or w2.shape != (b1.shape[0], k) or b2.shape != (k,):
+            raise AnalysisError(f"{path}: the weights' shapes do not fit a {game} network")
+        if not all(np.isfinite(a).all() for a in arrays):
+            raise AnalysisError(f"{path}: the weights hold NaN or infinite numbers")
+        return cls(game, w1, b1, w2, b2, meta)
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    out: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))
+    return out

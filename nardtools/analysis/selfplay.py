@@ -1,0 +1,194 @@
+"""Games between players that choose among legal plays: the engine of
+training, of the strength benchmarks and of rollouts.
+
+A *player* chooses one of the positions a roll can reach (``choose(rows)``:
+rows of 52 int8, as :func:`.nets.boards_of` writes them, seen by the side
+that rolls next).  The legal results come from the compiled core
+(``successors``) or, without it, from the readable reference; the game's
+rules are the ruleset's (the opening, the head rule's first turn, bearing
+off), and a game ends when a side bears off its last checker.
+
+>>> from nardtools import find_ruleset
+>>> result = play_game(find_ruleset("long"), RandomPlayer(1), RandomPlayer(2), seed=7)
+>>> result.winner in (0, 1), result.points >= 1
+(True, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Protocol
+
+import numpy as np
+
+from ..errors import AnalysisError
+from .nets import CLASSES, Network, encode, equity, flip, outcome
+
+if TYPE_CHECKING:
+    from ..rules import Rules, Ruleset
+
+HEAD = 24
+
+
+class Player(Protocol):
+    """Anything that picks one of the positions a roll can reach."""
+
+    def choose(self, rows: np.ndarray) -> int: ...
+
+
+class RandomPlayer:
+    """A uniformly random legal play (seeded)."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def choose(self, rows: np.ndarray) -> int:
+        return int(self.rng.integers(len(rows)))
+
+
+class NetPlayer:
+    """The play whose result the network likes best for the side that played
+    (0-ply, cubeless equity under the ruleset's scoring); a finished game
+    counts as its exact outcome."""
+
+    def __init__(self, net: Network, ruleset: Ruleset) -> None:
+        self.net, self.rules, self.game = net, ruleset.rules, net.game
+
+    def values(self, rows: np.ndarray, x: np.ndarray | None = None) -> np.ndarray:
+        """Probabilities of each row for the side that rolls next (its opponent
+        just played); finished games exact."""
+        p = self.net(encode(rows) if x is None else x)
+        done = rows[:, 26] == 15  # the side that just played bore off its last checker
+        for i in np.nonzero(done)[0]:
+            p[i] = flip(outcome(self.game, rows[i, :26], self.rules), self.game)
+        return p
+
+    def choose(self, rows: np.ndarray) -> int:
+        if len(rows) == 1:
+            return 0
+        return int(np.argmin(equity(self.values(rows), self.game, self.rules)))
+
+
+@dataclass
+class GameResult:
+    """How a game ended: the winner (0 the side that moved first), the points
+    at cube 1 and the number of turns."""
+
+    winner: int
+    points: int
+    turns: int
+
+
+def successors(rules: Rules, board: np.ndarray, dice: tuple[int, ...]) -> np.ndarray:
+    """The positions a roll can reach from ``board`` (one row of 52), as rows
+    seen by the side that rolls next; one row (the same board, sides swapped)
+    when nothing can be played."""
+    from ..core import CORE, pack_rules
+
+    mover, opponent = tuple(int(v) for v in board[:26]), tuple(int(v) for v in board[26:])
+    first_turn = rules.is_long and mover[HEAD] == 15
+    if CORE is not None:
+        data = CORE.successors(pack_rules(rules), mover, opponent, dice, True, int(first_turn))
+        if data is not None:
+            return np.frombuffer(data, np.int8).reshape(-1, 52)
+    from ..dice import Roll
+    from ..engine import legal_plays
+    from ..position import GameKind, Position
+
+    kind = GameKind.LONG if rules.is_long else GameKind.BACKGAMMON
+    position = Position._trusted(kind, mover, opponent, 0)
+    plays = legal_plays(position, Roll(dice[0], dice[-1]), rules, first_turn=first_turn)
+    return np.array([tuple(p.result.mover) + tuple(p.result.opponent) for p in plays], np.int8).reshape(-1, 52)
+
+
+def start_board(ruleset: Ruleset) -> np.ndarray:
+    from ..position import Position
+
+    position = Position.start(ruleset.rules.start)
+    return np.array(tuple(position.mover) + tuple(position.opponent), np.int8)
+
+
+def opening_roll(rng: np.random.Generator, ruleset: Ruleset) -> tuple[int, int]:
+    """The first roll of a game: backgammon plays the two different dice of
+    the opening throw; Long Nardy's starter rolls afresh (any roll)."""
+    while True:
+        a, b = (int(v) for v in rng.integers(1, 7, 2))
+        if a != b or ruleset.rules.opening == "reroll":
+            return a, b
+
+
+def play_game(ruleset: Ruleset, first: Player, second: Player, seed: int, *,
+              on_turn: Callable[[np.ndarray, np.ndarray, int], None] | None = None,
+              max_turns: int = 10_000) -> GameResult:
+    """One game, ``first`` moving first; ``on_turn(board, rows, chosen)`` is
+    told of every turn (the position before the roll, the results of the
+    roll, the one chosen)."""
+    if ruleset.rules.crazy_doubles != "none" or ruleset.rules.remainder != "lost" or ruleset.rules.double_reroll:
+        raise AnalysisError(f"ruleset {ruleset.name!r}: self-play covers rulesets where a roll is one turn "
+                            "(not gul-bara's doubles, remainders or re-rolls)")
+    rng = np.random.default_rng(seed)
+    players = (first, second)
+    board = start_board(ruleset)
+    dice: tuple[int, ...] = opening_roll(rng, ruleset)
+    for turn in range(max_turns):
+        if dice[0] == dice[1]:
+            dice = (dice[0],) * 4
+        rows = successors(ruleset.rules, board, dice)
+        chosen = players[turn % 2].choose(rows)
+        if on_turn is not None:
+            on_turn(board, rows, chosen)
+        board = rows[chosen]
+        if board[26] == 15:
+            won = outcome(_game(ruleset), board[:26], ruleset.rules)
+            return GameResult(turn % 2, int(round(float(equity(won, _game(ruleset), ruleset.rules)))), turn + 1)
+        dice = tuple(int(v) for v in rng.integers(1, 7, 2))
+    raise AnalysisError(f"a game ran past {max_turns} turns")
+
+
+def _game(ruleset: Ruleset) -> str:
+    return "long" if ruleset.rules.is_long else "backgammon"
+
+
+@dataclass
+class MatchResult:
+    """A series of money games between two players, each moving first in half."""
+
+    games: int
+    wins: int        # by the first player named
+    points: int      # the first player's net points
+    by_kind: dict[int, int]
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def points_per_game(self) -> float:
+        return self.points / self.games if self.games else 0.0
+
+    def standard_error(self) -> float:
+        """Of the win rate (binomial)."""
+        p = self.win_rate
+        return float(np.sqrt(p * (1 - p) / self.games)) if self.games else 0.0
+
+
+def series(ruleset: Ruleset, a: Player, b: Player, games: int, seed: int,
+           progress: Callable[[], None] | None = None) -> MatchResult:
+    """``games`` games of ``a`` against ``b``, alternating who starts; game i
+    uses the dice of seed ``seed * 1_000_003 + i`` whoever plays them."""
+    wins = points = 0
+    by_kind: dict[int, int] = {}
+    for i in range(games):
+        a_first = i % 2 == 0
+        result = play_game(ruleset, a if a_first else b, b if a_first else a, seed * 1_000_003 + i)
+        a_won = (result.winner == 0) == a_first
+        wins += a_won
+        points += result.points if a_won else -result.points
+        by_kind[result.points] = by_kind.get(result.points, 0) + 1
+        if progress:
+            progress()
+    return MatchResult(games, wins, points, by_kind)
+
+
+__all__ = ["CLASSES", "GameResult", "MatchResult", "NetPlayer", "Player", "RandomPlayer", "play_game", "series",
+           "successors"]

@@ -1,0 +1,159 @@
+"""The evaluator's commands: evaluate a position, rank the plays of a roll,
+train a network by self-play."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .common import (
+    FormatOpt,
+    GameOpt,
+    OutputFormat,
+    RulesOpt,
+    SetOpt,
+    SourceArg,
+    Terminated,
+    TurnOpt,
+    command,
+    fail,
+    read_source,
+)
+from .output import echo_json
+
+
+class Game(str, enum.Enum):
+    long = "long"
+    backgammon = "backgammon"
+
+
+def register(app: typer.Typer) -> None:
+    """Add the evaluator's commands to ``app``."""
+    command(app, "eval", panel="Analysis")(eval_command)
+    command(app, "hint", panel="Analysis")(hint_command)
+    command(app, "train", panel="Analysis")(train_command)
+
+
+def train_command(
+    game: Annotated[Game, typer.Option("--game", help="The game to learn (its standard ruleset).")] = Game.long,
+    games: Annotated[int, typer.Option("--games", min=1, max=100_000_000,
+                                       help="Train until this many games in all.")] = 100_000,
+    output: Annotated[Optional[Path], typer.Option("--output", help="The run's folder (default train-GAME); "
+                                                   "it must not hold a run already.")] = None,
+    resume: Annotated[Optional[Path], typer.Option("--resume", help="Continue the run kept in this folder "
+                                                   "(its settings and seed).")] = None,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**62, help="The run's seed (dice and weights).")] = 1,
+    hidden: Annotated[int, typer.Option("--hidden", min=4, max=1024, help="Hidden units.")] = 128,
+    rate: Annotated[float, typer.Option("--rate", min=1e-6, max=1.0, help="Learning rate per position.")] = 0.01,
+    trace: Annotated[float, typer.Option("--lambda", min=0.0, max=1.0, help="TD(lambda)'s lambda.")] = 0.7,
+    checkpoint: Annotated[int, typer.Option("--checkpoint", min=1, help="Games between checkpoints.")] = 1000,
+    measure: Annotated[int, typer.Option("--measure", min=1,
+                                         help="Games between measurements against a random player.")] = 5000,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Train a network by self-play (TD(lambda)), with checkpoints and resume."""
+    import sys
+
+    from ..analysis.training import Settings, Trainer
+    from .output import progress
+
+    if resume is not None:
+        if output is not None:
+            raise fail("--resume continues a run in its own folder; leave out --output")
+        trainer = Trainer.resume(resume)
+        folder = resume
+    else:
+        folder = output or Path(f"train-{game.value}")
+        if (folder / "checkpoint.npz").exists():
+            raise fail(f"{folder} holds a run already: continue it with --resume {folder}, or choose --output")
+        trainer = Trainer(Settings(game.value, hidden=hidden, rate=rate, trace=trace, seed=seed,
+                                   checkpoint=checkpoint, measure=measure))
+    trainer.commands.append(" ".join(["nardtools", *sys.argv[1:]]))
+    start = trainer.games
+    with progress(max(games - start, 0), f"training {trainer.settings.game}", quiet) as advance:
+        try:
+            trainer.run(games, folder, progress=lambda _: advance())
+        except (KeyboardInterrupt, Terminated):
+            trainer.save(folder / "checkpoint.npz")  # resumable where it stopped
+            raise
+    typer.echo(f"{trainer.games:,} games in all ({trainer.games - start:,} now) in {trainer.seconds:.0f} s; "
+               f"checkpoint {folder / 'checkpoint.npz'}, learning curve {folder / 'curve.csv'}")
+
+
+def _evaluator_options(evaluator: str, weights: Optional[Path]) -> dict[str, object]:
+    return {"evaluator": evaluator, "weights": str(weights) if weights else None}
+
+
+EvaluatorOpt = Annotated[str, typer.Option("--evaluator", help="nardtools (our network) or gnubg "
+                                           "(GNU Backgammon's, backgammon only, needs gnubg-nn).")]
+WeightsOpt = Annotated[Optional[Path], typer.Option("--weights", help="A network's weights file instead of "
+                                                    "the shipped one (e.g. a training checkpoint).")]
+PlyOpt = Annotated[int, typer.Option("--ply", min=0, max=2, help="Look-ahead: 0 (the network), 1 or 2.")]
+
+
+def eval_command(
+    position: SourceArg,
+    ply: PlyOpt = 0,
+    rules: RulesOpt = None,
+    settings: SetOpt = None,
+    game: GameOpt = None,
+    turn: TurnOpt = None,
+    evaluator: EvaluatorOpt = "nardtools",
+    weights: WeightsOpt = None,
+    fmt: FormatOpt = OutputFormat.text,
+) -> None:
+    """Evaluate a position: the probabilities of every outcome, the equity and the cube verdict."""
+    from ..analysis.evaluate import cube_verdicts, evaluate
+
+    source = read_source(position, rules, game, turn, settings=settings)
+    setup, rs = source.setup, source.ruleset
+    result = evaluate(setup.position, rs.rules, ply, **_evaluator_options(evaluator, weights))  # type: ignore[arg-type]
+    verdicts = cube_verdicts(result, setup, rs.rules)
+    report = {"position": str(setup.position), "ruleset": rs.name, **result.as_dict(),
+              "cube": [v.as_dict() for v in verdicts]}
+    if fmt is OutputFormat.json:
+        echo_json(report)
+        return
+    typer.echo(f"{setup.position}  [{rs.name}]")
+    typer.echo(f"evaluator: {result.evaluator}")
+    for name, value in result.probabilities.items():
+        typer.echo(f"  {name.replace('_', ' '):<16} {100 * value:6.2f}%")
+    typer.echo(f"  {'equity':<16} {result.equity:+.3f}  (cubeless, points per game at cube 1)")
+    for v in verdicts:
+        typer.echo(f"cube: {v}")
+
+
+def hint_command(
+    position: SourceArg,
+    dice: Annotated[str, typer.Argument(help="The roll, e.g. 64.")],
+    ply: PlyOpt = 0,
+    top: Annotated[int, typer.Option("--top", "-n", min=1, help="Show the best K plays.")] = 10,
+    rules: RulesOpt = None,
+    settings: SetOpt = None,
+    game: GameOpt = None,
+    turn: TurnOpt = None,
+    evaluator: EvaluatorOpt = "nardtools",
+    weights: WeightsOpt = None,
+    fmt: FormatOpt = OutputFormat.text,
+) -> None:
+    """Rank the legal plays of a roll by equity, each with its loss against the best."""
+    from ..analysis.evaluate import hint
+    from ..dice import Roll
+
+    roll = Roll.parse(dice)
+    source = read_source(position, rules, game, turn, settings=settings)
+    setup, rs = source.setup, source.ruleset
+    ranked = hint(setup.position, roll, rs.rules, ply, **_evaluator_options(evaluator, weights))  # type: ignore[arg-type]
+    report = {"position": str(setup.position), "dice": str(roll), "ruleset": rs.name, "count": len(ranked),
+              "plays": [r.as_dict() for r in ranked[:top]]}
+    if fmt is OutputFormat.json:
+        echo_json(report)
+        return
+    typer.echo(f"{setup.position}  dice {roll}  [{rs.name}]: {len(ranked)} legal "
+               f"play{'s' if len(ranked) != 1 else ''}")
+    for i, r in enumerate(ranked[:top], 1):
+        loss = f"-{r.loss:.3f}" if i > 1 else "      "
+        typer.echo(f"  {i:>3}. {str(r.play) or '(no move)':<28} {r.equity:+.3f} {loss}  {r.evaluation.evaluator}")
