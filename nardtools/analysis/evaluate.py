@@ -21,17 +21,19 @@ at (n-1)-ply, seen from this side.  ``hint`` at n-ply ranks every play at
 ``FILTER_EQUITY`` of the best), as GNU Backgammon's move filters do; the rest
 keep their 0-ply figures and say so.
 
-The networks learn one ruleset's movement (``long``, ``backgammon``); a
-ruleset that moves otherwise (gul-bara's doubles, another block reading, no
-hitting in backgammon ...) is refused with a message that names the
-difference, never silently guessed.
+The networks learn one ruleset's movement (``long``, ``backgammon``).  A
+ruleset that changes the game (gul-bara's doubles and remainders, Dutch
+tricktrack's hitting, koks scored apart from mars, hypergammon) is refused with
+a message that names the difference; one that differs in a reading (the head
+exception, the block rule, the Caucasian rule) is evaluated with a label that
+says so: never a silent guess.
 
 >>> from nardtools import Position
 >>> from nardtools.analysis.evaluate import evaluate
->>> won = Position.from_points("long", {}, {1: 2})          # every checker of the side on roll is off
+>>> won = Position.from_points("long", {}, {1: 15})   # all off; the other side has none off: a (home) mars
 >>> e = evaluate(won)
->>> e.evaluator, e.probabilities["win"], e.equity
-('terminal', 1.0, 2.0)
+>>> e.evaluator, e.probabilities["win"], e.probabilities["win_home_mars"], e.equity
+('terminal', 1.0, 1.0, 2.0)
 """
 
 from __future__ import annotations
@@ -58,9 +60,15 @@ if TYPE_CHECKING:
 MOVE_FILTER = 8
 #: ... of those within this much equity of the best at 0-ply.
 FILTER_EQUITY = 0.16
-#: The options of Rules that change how checkers move, which a network is tied to.
+#: The options of Rules that change how checkers move, which a network is tied to ...
 MOVEMENT = ("hitting", "hit_after_home", "bar_first", "move_inside_home", "remainder", "double_reroll",
             "crazy_doubles", "head_limit", "head", "block", "block_check", "block_path", "caucasian", "bear_off")
+#: ... and those of them (with koks scored apart and hypergammon's start) that change
+#: the game so much that its evaluations would be guesses: refused.  The others
+#: (a head or block reading, the Caucasian rule, exact bear-off) are evaluated
+#: with a label that says the rules differ.
+REFUSED = ("hitting", "hit_after_home", "bar_first", "remainder", "double_reroll", "crazy_doubles", "koks",
+           "start")
 TRAINED_ON = {"long": "long", "backgammon": "backgammon"}
 
 
@@ -114,7 +122,7 @@ class Evaluator:
                  database: bool = True) -> None:
         self.rules = rules
         self.game = "long" if rules.is_long else "backgammon"
-        _check_movement(rules, self.game)
+        self.caveat = _check_movement(rules, self.game)
         self.database = database
         if evaluator not in ("nardtools", "gnubg"):
             raise AnalysisError(f"unknown evaluator {evaluator!r}: nardtools or gnubg")
@@ -133,7 +141,7 @@ class Evaluator:
 
     @property
     def name(self) -> str:
-        return "gnubg-nn" if self.evaluator == "gnubg" else str(self.net.name)
+        return ("gnubg-nn" if self.evaluator == "gnubg" else str(self.net.name)) + self.caveat
 
     # ------------------------------------------------------------ 0-ply
     def static(self, rows: np.ndarray, *, database: bool = False) -> tuple[np.ndarray, list[str]]:
@@ -271,8 +279,10 @@ def _check_ply(ply: int) -> None:
         raise AnalysisError(f"ply {ply}: 0, 1 or 2")
 
 
-def _check_movement(rules: Rules, game: str) -> None:
-    """Refuse rules the network did not learn (see the module docstring)."""
+def _check_movement(rules: Rules, game: str) -> str:
+    """Refuse rules the network did not learn when they change the game
+    (:data:`REFUSED`); for lesser differences (:data:`MOVEMENT`), the label
+    that evaluations carry (see the module docstring)."""
     from ..rules import find_ruleset
 
     trained = find_ruleset(TRAINED_ON[game]).rules
@@ -280,10 +290,13 @@ def _check_movement(rules: Rules, game: str) -> None:
     if game == "long" and rules.koks != trained.koks and \
             points_for(OutcomeKind.KOKS, rules) != points_for(OutcomeKind.MARS, rules):
         differ.append("koks")
-    if differ:
-        shown = ", ".join(f"{name}={getattr(rules, name)!r}" for name in differ)
-        raise AnalysisError(f"the {game} network learned the {TRAINED_ON[game]!r} rules; these rules differ "
-                            f"({shown}), so it cannot evaluate them (races: `nardtools race`)")
+    if rules.start == "hypergammon":
+        differ.append("start")
+    shown = ", ".join(f"{name}={getattr(rules, name)!r}" for name in differ)
+    if any(name in REFUSED for name in differ):
+        raise AnalysisError(f"the {game} network learned the {TRAINED_ON[game]!r} rules; these rules change "
+                            f"the game ({shown}), so it cannot evaluate them (races: `nardtools race`)")
+    return f" (learned under {TRAINED_ON[game]!r}; these rules differ: {shown})" if differ else ""
 
 
 class _GnubgNet:

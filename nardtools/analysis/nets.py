@@ -113,6 +113,32 @@ def outcome(game: str, loser: Any, rules: Rules) -> np.ndarray:
     return target
 
 
+def consistent(p: np.ndarray, game: str) -> np.ndarray:
+    """Probabilities (rows) made consistent, as a network's separate outputs
+    need not be: each class at most the one it belongs to (a gammon is a win;
+    home mars and koks, which exclude each other, together at most the mars).
+
+    >>> consistent(np.array([0.3, 0.4, 0.5, 0.2, 0.1]), "backgammon").tolist()
+    [0.3, 0.3, 0.3, 0.2, 0.1]
+    """
+    q = np.array(p, np.float64)
+    win = np.clip(q[..., 0], 0.0, 1.0)
+    q[..., 0] = win
+    if game == "backgammon":
+        q[..., 1] = np.minimum(q[..., 1], win)
+        q[..., 2] = np.minimum(q[..., 2], q[..., 1])
+        q[..., 3] = np.minimum(q[..., 3], 1.0 - win)
+        q[..., 4] = np.minimum(q[..., 4], q[..., 3])
+        return q
+    for mars, whole in ((1, win), (4, 1.0 - win)):
+        q[..., mars] = np.minimum(q[..., mars], whole)
+        parts = q[..., mars + 1] + q[..., mars + 2]
+        scale = np.where(parts > q[..., mars], q[..., mars] / np.maximum(parts, 1e-300), 1.0)
+        q[..., mars + 1] *= scale
+        q[..., mars + 2] *= scale
+    return q
+
+
 def exclusive(p: np.ndarray, game: str) -> dict[OutcomeKind, tuple[np.ndarray, np.ndarray]]:
     """For each kind of win, (P(the side on roll wins so), P(it loses so)),
     from the cumulative classes (clipped at 0 where a network's outputs cross)."""
@@ -176,8 +202,8 @@ class Network:
         return _sigmoid(self.hidden(x) @ self.w2 + self.b2)
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
-        """Probabilities of board rows (n, 52)."""
-        return self(encode(rows))
+        """Probabilities of board rows (n, 52), made :func:`consistent`."""
+        return consistent(self(encode(rows)), self.game)
 
     def save(self, path: Path) -> None:
         """Write the weights and metadata as one ``.npz``, atomically."""

@@ -46,6 +46,41 @@ class RandomPlayer:
         return int(self.rng.integers(len(rows)))
 
 
+class HeuristicPlayer:
+    """A Long Nardy player of simple principles, the yardstick of the
+    networks (a club player would call its play sensible, if plain).  Of the
+    positions a roll reaches it takes the one scoring best for the side that
+    played:
+
+    - progress: minus its pip count (a play that cannot use every die loses);
+    - bearing off: 8 per checker off;
+    - blocks (заборы): for every run of consecutive points it holds, 1 + 2 + ...
+      + the run's length (a run of six counts 21), so longer blocks weigh more;
+    - the head (голова) moving: minus 2 per checker still on the head;
+    - spread: minus 1 per checker beyond three on a point other than the head.
+
+    Ties go to the first play in the engine's order.
+    """
+
+    def choose(self, rows: np.ndarray) -> int:
+        return int(np.argmax(heuristic_scores(rows)))
+
+
+def heuristic_scores(rows: np.ndarray) -> np.ndarray:
+    """:class:`HeuristicPlayer`'s score of each row, for the side that just played."""
+    me = rows[:, 26:52].astype(np.int64)
+    points = me[:, 1:25]
+    held = points > 0
+    run = np.zeros(len(rows), np.int64)
+    blocks = np.zeros(len(rows), np.int64)
+    for k in range(24):
+        run = (run + 1) * held[:, k]
+        blocks += run
+    stacked = np.maximum(points[:, :23] - 3, 0).sum(axis=1)
+    pips = points @ np.arange(1, 25)
+    return -pips + 8 * me[:, 0] + blocks - 2 * me[:, HEAD] - stacked  # type: ignore[no-any-return]
+
+
 class NetPlayer:
     """The play whose result the network likes best for the side that played
     (0-ply, cubeless equity under the ruleset's scoring); a finished game
@@ -190,5 +225,5 @@ def series(ruleset: Ruleset, a: Player, b: Player, games: int, seed: int,
     return MatchResult(games, wins, points, by_kind)
 
 
-__all__ = ["CLASSES", "GameResult", "MatchResult", "NetPlayer", "Player", "RandomPlayer", "play_game", "series",
+__all__ = ["CLASSES", "GameResult", "HeuristicPlayer", "MatchResult", "NetPlayer", "Player", "RandomPlayer", "play_game", "series",
            "successors"]

@@ -55,7 +55,13 @@ def train_command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Train a network by self-play (TD(lambda)), with checkpoints and resume."""
+    import os
     import sys
+
+    # One game at a time is a chain of small matrix products: BLAS threads only
+    # contend (set before numpy loads; run several trainings for more cores).
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
 
     from ..analysis.training import Settings, Trainer
     from .output import progress

@@ -1,0 +1,208 @@
+"""The evaluator: encoding, probabilities, exact positions, look-ahead, hint,
+training and the commands (nardtools/analysis/nets.py, evaluate.py,
+selfplay.py, training.py)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from nardtools import Position, Roll, find_ruleset
+from nardtools.analysis.evaluate import evaluate, hint
+from nardtools.analysis.nets import CLASSES, Network, boards_of, consistent, encode, equity, flip
+from nardtools.analysis.race import race_odds
+from nardtools.analysis.selfplay import HeuristicPlayer, NetPlayer, RandomPlayer, play_game, series
+from nardtools.analysis.training import Settings, Trainer
+from nardtools.cli import app
+from nardtools.errors import AnalysisError
+
+
+@pytest.fixture(scope="module")
+def weights(tmp_path_factory):
+    """Small random networks of both games, as weights files."""
+    folder = tmp_path_factory.mktemp("nets")
+    paths = {}
+    for game in CLASSES:
+        paths[game] = str(folder / f"{game}.npz")
+        Network.random(game, 16, seed=3).save(folder / f"{game}.npz")
+    return paths
+
+
+def _positions(game: str, games: int = 3) -> list[np.ndarray]:
+    seen: list[np.ndarray] = []
+    ruleset = find_ruleset(game)
+    for seed in range(games):
+        play_game(ruleset, RandomPlayer(seed), RandomPlayer(seed + 100), seed,
+                  on_turn=lambda board, rows, chosen: seen.append(board.copy()))
+    return seen
+
+
+@pytest.mark.parametrize("game", ["long", "backgammon"])
+def test_swapping_the_sides_swaps_the_inputs(game):
+    rows = np.array(_positions(game))
+    swapped = np.concatenate([rows[:, 26:], rows[:, :26]], axis=1)
+    x, y = encode(rows), encode(swapped)
+    halves = [slice(0, 96), slice(96, 192)]
+    assert np.array_equal(x[:, halves[0]], y[:, halves[1]]) and np.array_equal(x[:, halves[1]], y[:, halves[0]])
+    for a, b in ((192, 193), (194, 195), (196, 197)):  # bar, off, pips
+        assert np.array_equal(x[:, a], y[:, b]) and np.array_equal(x[:, b], y[:, a])
+    # checker counts survive the encoding: units and off give back 15 a side
+    units = x[:, :192].reshape(len(x), 2, 24, 4)
+    counts = units[..., 0] + units[..., 1] + units[..., 2] + 2 * units[..., 3]
+    assert np.allclose(counts.sum(axis=2) + 2 * x[:, 192:194] + 15 * x[:, 194:196], 15)
+
+
+probability = st.floats(0.0, 1.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(sorted(CLASSES)), st.lists(probability, min_size=7, max_size=7))
+def test_probabilities_are_consistent_and_flip_symmetric(game, raw):
+    p = consistent(np.array(raw[:len(CLASSES[game])]), game)
+    assert 0.0 <= p[0] <= 1.0
+    if game == "backgammon":
+        assert p[2] <= p[1] <= p[0] and p[4] <= p[3] <= 1 - p[0] + 1e-12
+    else:
+        assert p[2] + p[3] <= p[1] + 1e-12 and p[1] <= p[0] and p[5] + p[6] <= p[4] + 1e-12 and p[4] <= 1 - p[0] + 1e-12
+    assert np.allclose(flip(flip(p, game), game), p)
+    for name in ("backgammon", "nardionline") if game == "backgammon" else ("long", "nardionline", "wikipedia-long-old"):
+        rules = find_ruleset(name).rules
+        if rules.is_long == (game == "long"):
+            assert equity(flip(p, game), game, rules) == pytest.approx(-equity(p, game, rules), abs=1e-9)
+
+
+@pytest.mark.parametrize("mover, opponent, game, kind, points", [
+    ({}, {1: 15}, "long", "win_home_mars", 2),          # none off, all home: home mars (classic: 2)
+    ({}, {1: 14, 20: 1}, "long", "win_koks", 2),        # a checker in the start quarter: koks (classic: a mars)
+    ({}, {1: 3}, "long", "win", 1),                     # the loser bore off: oin
+    ({}, {6: 15}, "backgammon", "win_gammon", 2),
+    ({}, {19: 1, 6: 14}, "backgammon", "win_backgammon", 3),
+])
+def test_finished_games_are_exact(mover, opponent, game, kind, points):
+    e = evaluate(Position.from_points(game, mover, opponent))
+    assert e.evaluator == "terminal" and e.probabilities[kind] == 1.0 and e.equity == points
+    lost = evaluate(Position.from_points(game, opponent, mover))
+    assert lost.equity == -points and lost.probabilities["win"] == 0.0
+
+
+@pytest.mark.parametrize("text", ["backgammon X 3:1,2:1 / 6:2", "backgammon X 6:3,5:4,3:2 / 6:4,4:4,2:2",
+                                  "long X 6:3,2:2 / 5:4,1:1"])
+def test_races_in_the_database_are_the_databases_odds(text):
+    position = Position.parse(text)
+    e = evaluate(position)
+    odds = race_odds(position)
+    assert e.evaluator.startswith("bear-off database") and e.ply == 0
+    assert e.probabilities["win"] == pytest.approx(odds.p_win, abs=1e-6)
+
+
+def test_look_ahead_averages_the_rolls(weights):
+    """1-ply by hand: for each of the 21 rolls, the best result at 0-ply, flipped."""
+    from nardtools.analysis.evaluate import Evaluator
+    from nardtools.analysis.selfplay import successors
+    from nardtools.dice import ALL_ROLLS
+
+    position = Position.parse("backgammon X 13:5,8:3,6:5,24:2 / 13:4,8:3,6:5,24:2,20:1")
+    rules = find_ruleset("backgammon").rules
+    ev = Evaluator(rules, weights=weights["backgammon"])
+    total = np.zeros(5)
+    for roll in ALL_ROLLS:
+        rows = successors(rules, boards_of([position])[0], roll.dice)
+        p, _ = ev.static(rows)
+        total += roll.weight / 36 * flip(p[int(np.argmin(equity(p, "backgammon", rules)))], "backgammon")
+    one = evaluate(position, ply=1, weights=weights["backgammon"])
+    assert np.allclose(list(one.probabilities.values()), total, atol=1e-6)
+    assert one.ply == 1 and "1-ply" in one.evaluator
+
+
+def test_hint_puts_the_winning_play_first(weights):
+    position = Position.from_points("backgammon", {6: 1, 1: 1}, {6: 15})
+    ranked = hint(position, Roll(6, 1), weights=weights["backgammon"])
+    assert str(ranked[0].play) == "6/off 1/off" and ranked[0].equity == 2.0 and ranked[0].loss == 0.0
+    assert all(r.loss >= 0 for r in ranked) and [r.equity for r in ranked] == sorted((r.equity for r in ranked),
+                                                                                      reverse=True)
+    deeper = hint(Position.start("long"), Roll(5, 3), weights=weights["long"], ply=1)
+    assert {r.evaluation.ply for r in deeper} <= {0, 1} and deeper[0].evaluation.ply == 1
+
+
+def test_rules_the_network_did_not_learn_are_refused_or_labelled(weights):
+    with pytest.raises(AnalysisError, match="remainder"):
+        evaluate(Position.start("long"), "gulbara", weights=weights["long"])
+    with pytest.raises(AnalysisError, match="hypergammon"):
+        evaluate(Position.start("hypergammon"), "hypergammon", weights=weights["backgammon"])
+    labelled = evaluate(Position.start("long"), "long-classic", weights=weights["long"])
+    assert "these rules differ: head='doubles-list'" in labelled.evaluator
+
+
+def test_weights_files_are_checked(tmp_path):
+    with pytest.raises(AnalysisError, match="no such weights file"):
+        Network.load(tmp_path / "none.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a zip at all")
+    with pytest.raises(AnalysisError, match="junk.npz: not a nardtools weights file"):
+        Network.load(tmp_path / "junk.npz")
+    net = Network.random("long", 8, 1)
+    broken = Network("long", net.w1[:10], net.b1, net.w2, net.b2, net.meta)
+    broken.save(tmp_path / "shape.npz")
+    with pytest.raises(AnalysisError, match="shapes"):
+        Network.load(tmp_path / "shape.npz")
+    net.w2[0, 0] = np.nan
+    net.save(tmp_path / "nan.npz")
+    with pytest.raises(AnalysisError, match="NaN"):
+        Network.load(tmp_path / "nan.npz")
+    result = CliRunner().invoke(app, ["eval", "start", "--weights", str(tmp_path / "junk.npz")])
+    assert result.exit_code == 2 and "junk.npz" in result.output and "Traceback" not in result.output
+
+
+def test_training_learns_and_resumes_to_the_same_weights(tmp_path):
+    settings_ = Settings("long", hidden=8, rate=0.01, seed=5, checkpoint=2, measure=1000)
+    straight = Trainer(settings_)
+    straight.run(4, tmp_path / "a")
+    halves = Trainer(settings_)
+    halves.run(2, tmp_path / "b")
+    again = Trainer.resume(tmp_path / "b")
+    again.run(4, tmp_path / "b")
+    assert again.games == 4
+    for name in ("w1", "b1", "w2", "b2"):
+        assert np.array_equal(getattr(straight.net, name), getattr(again.net, name)), name
+    # one update on a game's positions moves the outputs towards their targets
+    learner = Trainer(Settings("long", hidden=8, seed=6))
+    x = encode(np.array(_positions("long", 1)))
+    target = np.zeros((len(x), 7), np.float32)
+    before = float(((learner.net(x) - target) ** 2).mean())
+    for _ in range(5):
+        learner._update(x, target)
+    assert float(((learner.net(x) - target) ** 2).mean()) < before
+
+
+def test_the_heuristic_player_beats_a_random_one():
+    result = series(find_ruleset("long"), HeuristicPlayer(), RandomPlayer(1), 20, seed=2)
+    assert result.win_rate >= 0.8 and result.points_per_game > 0.8
+
+
+def test_a_net_player_plays_legal_games(weights):
+    net = Network.load(__import__("pathlib").Path(weights["long"]))
+    result = play_game(find_ruleset("long"), NetPlayer(net, find_ruleset("long")), RandomPlayer(4), seed=9)
+    assert result.points >= 1 and result.turns > 20
+
+
+def test_eval_and_hint_json_shapes(weights):
+    runner = CliRunner()
+    out = runner.invoke(app, ["eval", "start", "--weights", weights["backgammon"], "--format", "json"])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    assert set(report) == {"position", "ruleset", "probabilities", "equity", "evaluator", "ply", "cube"}
+    assert list(report["probabilities"]) == list(CLASSES["backgammon"]) and report["cube"][0]["verdict"]
+    out = runner.invoke(app, ["hint", "start", "31", "--weights", weights["backgammon"], "--format", "json",
+                              "--top", "3"])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    assert report["count"] == 16 and len(report["plays"]) == 3
+    assert set(report["plays"][0]) == {"play", "result", "equity", "loss", "ply", "evaluator", "probabilities"}
+    for args in (["eval", "start", "--ply", "3"], ["hint", "start", "77"], ["eval", "start", "-r", "gulbara"],
+                 ["eval", "start", "--evaluator", "nonsense", "--weights", weights["backgammon"]]):
+        bad = runner.invoke(app, args)
+        assert bad.exit_code == 2 and "Traceback" not in bad.output, (args, bad.output)
