@@ -238,16 +238,18 @@ def evaluate(position: Position, rules: RulesLike = None, ply: int = 0, *, evalu
 
 
 def hint(position: Position, roll: Roll, rules: RulesLike = None, ply: int = 0, *,
-         evaluator: str = "nardtools", weights: str | None = None) -> list[RankedPlay]:
+         evaluator: str = "nardtools", weights: str | None = None,
+         first_turn: bool | None = None) -> list[RankedPlay]:
     """The legal plays of ``roll``, best first, each with the equity of its
-    result for the side that plays and its loss against the best."""
+    result for the side that plays and its loss against the best
+    (``first_turn``: as for :func:`~nardtools.engine.legal_plays`)."""
     from ..engine import legal_plays
     from ..rules import rules_for
 
     _check_ply(ply)
     options = rules_for(position.kind, rules)
     ev = Evaluator(options, weights=weights, evaluator=evaluator)
-    plays: Sequence[LegalPlay] = legal_plays(position, roll, options)
+    plays: Sequence[LegalPlay] = legal_plays(position, roll, options, first_turn=first_turn)
     rows = boards_of([lp.result for lp in plays])
     p, source = ev.static(rows, database=True)
     plies = [0] * len(plays)

@@ -165,6 +165,22 @@ class _Learner:
         return chosen
 
 
+def ship(checkpoint: Path, version: str, folder: Path | None = None) -> Path:
+    """Copy a run's checkpoint into the package as the game's shipped network
+    (``nardtools/data/nets/GAME.npz``), named ``version``; its metadata keeps
+    the commands, games, settings and time of the run.
+
+        python -c "from pathlib import Path; from nardtools.analysis.training import ship; \\
+                   ship(Path('train-long/checkpoint.npz'), '1')"
+    """
+    from .nets import WEIGHTS_DIR
+
+    net = Network.load(checkpoint)
+    target = (folder or WEIGHTS_DIR) / f"{net.game}.npz"
+    Network(net.game, net.w1, net.b1, net.w2, net.b2, {**net.meta, "version": version}).save(target)
+    return target
+
+
 def _game_seed(seed: int, index: int) -> int:
     """Game ``index``'s dice of a run seeded ``seed`` (no hash(): reproducible)."""
     return (seed * 0x9E3779B97F4A7C15 + index * 0xBF58476D1CE4E5B9) % (1 << 63)

@@ -13,6 +13,7 @@ from .common import (
     FormatOpt,
     GameOpt,
     OutputFormat,
+    QuietOpt,
     RulesOpt,
     SetOpt,
     SourceArg,
@@ -34,6 +35,7 @@ def register(app: typer.Typer) -> None:
     """Add the evaluator's commands to ``app``."""
     command(app, "eval", panel="Analysis")(eval_command)
     command(app, "hint", panel="Analysis")(hint_command)
+    command(app, "analyse", panel="Analysis")(analyse_command)
     command(app, "train", panel="Analysis")(train_command)
 
 
@@ -163,3 +165,51 @@ def hint_command(
     for i, r in enumerate(ranked[:top], 1):
         loss = f"-{r.loss:.3f}" if i > 1 else "      "
         typer.echo(f"  {i:>3}. {str(r.play) or '(no move)':<28} {r.equity:+.3f} {loss}  {r.evaluation.evaluator}")
+
+
+def analyse_command(
+    path: Annotated[str, typer.Argument(help="A record file (`-` for standard input).")],
+    ply: PlyOpt = 0,
+    game: GameOpt = None,
+    rules: RulesOpt = None,
+    settings: SetOpt = None,
+    evaluator: EvaluatorOpt = "nardtools",
+    weights: WeightsOpt = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the record back in the native "
+                                                   "format, marks as glyphs and the best plays as comments.")] = None,
+    fmt: FormatOpt = OutputFormat.text,
+    quiet: QuietOpt = False,
+) -> None:
+    """Analyse a record: every play's error against the best, every roll's luck, each player's error rate."""
+    from ..analysis.analyse import analyse_match, annotated_record
+    from ..notation.native import write_native
+    from .common import replay_record
+    from .output import output_path, progress, write_output
+
+    if output is not None:
+        output_path(output, (".nrd",), "annotated record")
+    match = replay_record(path, rules, settings, lenient=True)
+    numbers = {g.record.number for g in match.games}
+    if game is not None and game not in numbers:
+        raise fail(f"{path}: no game {game} (games {min(numbers)}-{max(numbers)})" if numbers else f"{path}: no games")
+    chosen = {game} if game is not None else None
+    total = sum(len(g.turns) for g in match.games if chosen is None or g.record.number in chosen)
+    with progress(total, "analysing", quiet or fmt is OutputFormat.json) as advance:
+        result = analyse_match(match, ply=ply, games=chosen, progress=advance,
+                               **_evaluator_options(evaluator, weights))  # type: ignore[arg-type]
+    if output is not None:
+        write_output(output, write_native(annotated_record(match.record, result)))
+    if fmt is OutputFormat.json:
+        echo_json(result.as_dict())
+        return
+    for number, turns in result.games.items():
+        typer.echo(f"Game {number}")
+        for t in turns:
+            if t.mark or t.error is None:
+                lost = "illegal here" if t.error is None else f"-{t.error:.3f}"
+                typer.echo(f"  {t.turn:>3}. {t.player:<12} {t.dice} {t.play:<24} {t.mark or '':<8} {lost}  "
+                           f"best {t.best}")
+    typer.echo(f"{'player':<16} {'decisions':>9} {'error rate':>10} {'errors':>6} {'blunders':>8} {'luck':>7}")
+    for p in result.players:
+        typer.echo(f"{p.player:<16} {p.decisions:>9} {p.error_rate:>10.4f} {p.errors:>6} {p.blunders:>8} "
+                   f"{p.luck:>+7.3f}")

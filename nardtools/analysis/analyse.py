@@ -1,0 +1,190 @@
+"""Analysing a played game: the error of every play and the luck of every roll.
+
+For every turn of a replayed record (:func:`analyse_match`):
+
+- **best**: the best play of the roll by :func:`.evaluate.hint` at the chosen
+  ply, and the equity of the play made, from the player's side (cubeless,
+  points per game under the ruleset's scoring table);
+- **error** (≥ 0): how much equity the play made lost against the best (a
+  play that ties the best loses nothing);
+- **luck**: what the roll gave, the best play's equity after this roll minus
+  the average over the 21 rolls of the best play's equity after each, both
+  at 0-ply (so that the luck of every roll of a game sums, on average, to
+  zero);
+- **mark**, by the error, with GNU Backgammon's default thresholds:
+  ``doubtful`` from 0.04, ``error`` from 0.08, ``blunder`` from 0.16.
+
+Per player: the unforced decisions (turns with more than one distinct
+legal result), the error rate (mean equity lost per unforced decision), the
+total error, the counts of errors and blunders, and the total luck.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+from .evaluate import Evaluator, hint
+from .nets import boards_of, equity
+
+if TYPE_CHECKING:
+    from ..notation.record import MatchRecord
+    from ..notation.replay import ReplayedMatch
+
+#: (threshold, mark), the largest first: GNU Backgammon's defaults (cubeless equity).
+MARKS = ((0.16, "blunder"), (0.08, "error"), (0.04, "doubtful"))
+#: The glyph written into an annotated record for each mark.
+GLYPHS = {"blunder": "??", "error": "?", "doubtful": "?!"}
+
+
+def mark_of(error: float | None) -> str | None:
+    """``doubtful``, ``error``, ``blunder`` or None for an error of that size.
+
+    >>> mark_of(0.0), mark_of(0.05), mark_of(0.1), mark_of(0.5)
+    (None, 'doubtful', 'error', 'blunder')
+    """
+    if error is None:
+        return None
+    return next((mark for threshold, mark in MARKS if error >= threshold - 1e-12), None)
+
+
+@dataclass(frozen=True)
+class TurnAnalysis:
+    """One play of a record as analysed (see the module docstring)."""
+
+    game: int
+    turn: int          # the record's move number
+    index: int         # the play's place in the game's turns, from 0
+    player: str
+    side: int          # 0 the first-named player
+    dice: str
+    play: str
+    best: str
+    equity: float | None       # of the play made, for the player
+    best_equity: float
+    error: float | None        # None when the play made is not legal here
+    luck: float
+    mark: str | None
+    forced: bool
+    evaluator: str
+    where: tuple[int, int] = (0, 0)  # the play's line and column in the record
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"turn": self.turn, "player": self.player, "dice": self.dice, "play": self.play, "best": self.best,
+                "error": self.error, "luck": self.luck, "mark": self.mark, "forced": self.forced,
+                "equity": self.equity, "best_equity": self.best_equity, "evaluator": self.evaluator}
+
+
+@dataclass
+class PlayerAnalysis:
+    """One player's figures over the turns analysed."""
+
+    player: str
+    decisions: int = 0
+    error_total: float = 0.0
+    errors: int = 0
+    blunders: int = 0
+    doubtful: int = 0
+    luck: float = 0.0
+
+    @property
+    def error_rate(self) -> float:
+        """Mean equity lost per unforced decision."""
+        return self.error_total / self.decisions if self.decisions else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"player": self.player, "decisions": self.decisions, "error_rate": self.error_rate,
+                "error_total": self.error_total, "errors": self.errors, "blunders": self.blunders,
+                "doubtful": self.doubtful, "luck": self.luck}
+
+
+@dataclass
+class MatchAnalysis:
+    """Every analysed turn, game by game, and the players' figures."""
+
+    ply: int
+    games: dict[int, list[TurnAnalysis]] = field(default_factory=dict)
+    players: list[PlayerAnalysis] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"ply": self.ply,
+                "games": [{"game": g, "turns": [t.as_dict() for t in turns]} for g, turns in self.games.items()],
+                "players": [p.as_dict() for p in self.players]}
+
+
+def analyse_match(replayed: ReplayedMatch, *, ply: int = 0, games: set[int] | None = None,
+                  evaluator: str = "nardtools", weights: str | None = None,
+                  progress: Callable[[], None] | None = None) -> MatchAnalysis:
+    """Analyse every turn of ``replayed`` (or of the game numbers in ``games``)."""
+    from ..dice import ALL_ROLLS, Roll
+    from .selfplay import successors
+
+    rules = replayed.ruleset.rules
+    ev = Evaluator(rules, weights=weights, evaluator=evaluator)
+    names = tuple(n or f"player {i + 1}" for i, n in enumerate(replayed.record.players))
+    result = MatchAnalysis(ply, players=[PlayerAnalysis(n) for n in names])
+    for game in replayed.games:
+        number = game.record.number
+        if games is not None and number not in games:
+            continue
+        turns: list[TurnAnalysis] = []
+        for index, t in enumerate(game.turns):
+            a = t.action
+            if a.part or not isinstance(t.dice, Roll):  # dice carried over: rulesets the networks refuse
+                continue
+            ranked = hint(t.before, t.dice, rules, ply, evaluator=evaluator, weights=weights,
+                          first_turn=t.first_turn)
+            best = ranked[0]
+            made = next((r for r in ranked if r.result == t.after), None)
+            error = None if made is None else max(best.equity - made.equity, 0.0)
+            row = boards_of([t.before])[0]
+            averages = 0.0
+            for roll in ALL_ROLLS:
+                p, _ = ev.static(successors(rules, row, roll.dice), database=True)
+                averages += roll.weight / 36 * float(np.max(-equity(p, ev.game, rules)))
+            p, _ = ev.static(successors(rules, row, t.dice.dice), database=True)
+            luck = float(np.max(-equity(p, ev.game, rules))) - averages
+            forced = len(ranked) == 1
+            analysis = TurnAnalysis(number, a.number, index, names[a.player], a.player, str(t.dice), str(t.play),
+                                    str(best.play), None if made is None else made.equity, best.equity,
+                                    error, luck, None if forced else mark_of(error), forced,
+                                    best.evaluation.evaluator, (a.line, a.col))
+            turns.append(analysis)
+            figures = result.players[a.player]
+            figures.luck += luck
+            if not forced and error is not None:
+                figures.decisions += 1
+                figures.error_total += error
+                figures.errors += analysis.mark == "error"
+                figures.blunders += analysis.mark == "blunder"
+                figures.doubtful += analysis.mark == "doubtful"
+            if progress:
+                progress()
+        result.games[number] = turns
+    return result
+
+
+def annotated_record(record: MatchRecord, analysis: MatchAnalysis) -> MatchRecord:
+    """A copy of ``record`` whose analysed plays carry their mark as a glyph
+    and, where the play was not the best, a comment naming the best play and
+    the equity lost: the annotated game a teacher hands out."""
+    from ..notation.record import ActionKind
+
+    by_cell = {t.where: t for turns in analysis.games.values() for t in turns}
+    games = []
+    for game in record.games:
+        actions = []
+        for action in game.actions:
+            if action.kind is ActionKind.ROLL:
+                t = by_cell.get((action.line, action.col))
+                if t is not None and t.error is not None:
+                    glyphs = action.glyphs + ((GLYPHS[t.mark],) if t.mark else ())
+                    note = () if t.error < 1e-9 else (
+                        f"best {t.best} ({t.best_equity:+.3f}); played {t.equity:+.3f}, lost {t.error:.3f}",)
+                    action = dataclasses.replace(action, glyphs=glyphs, after=action.after + note)
+            actions.append(action)
+        games.append(dataclasses.replace(game, actions=actions))
+    return dataclasses.replace(record, games=games)
