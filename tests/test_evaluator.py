@@ -206,3 +206,29 @@ def test_eval_and_hint_json_shapes(weights):
                  ["eval", "start", "--evaluator", "nonsense", "--weights", weights["backgammon"]]):
         bad = runner.invoke(app, args)
         assert bad.exit_code == 2 and "Traceback" not in bad.output, (args, bad.output)
+
+
+def test_analyse_marks_a_planted_blunder(tmp_path):
+    """A race position (exact: terminal and database values, whatever the
+    network) in which alice leaves a checker behind instead of winning a
+    gammon at once: O saves the gammon with 17 of 36 rolls, so the play
+    loses 17/36 of a point."""
+    record = tmp_path / "blunder.nrd"
+    record.write_text('[Game "backgammon"]\n[X "alice"]\n[O "bob"]\n\n'
+                      '= "backgammon X 6:1,1:1 / 6:15"\nX 61: 6/5/off\n')
+    out = CliRunner().invoke(app, ["analyse", str(record), "--format", "json", "-o", str(tmp_path / "a.nrd")])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    turn = report["games"][0]["turns"][0]
+    assert set(turn) >= {"turn", "player", "dice", "play", "best", "error", "luck", "mark"}
+    assert (turn["player"], turn["best"], turn["mark"]) == ("alice", "6/off 1/off", "blunder")
+    assert turn["error"] == pytest.approx(17 / 36, abs=1e-6)
+    alice = report["players"][0]
+    assert set(alice) >= {"player", "decisions", "error_rate", "errors", "blunders", "luck"}
+    assert (alice["decisions"], alice["blunders"]) == (1, 1)
+    annotated = (tmp_path / "a.nrd").read_text()
+    assert "6/5/off ?? {best 6/off 1/off (+2.000); played +1.528, lost 0.472}" in annotated
+    from nardtools.notation.native import read_native
+
+    again = read_native(annotated)
+    assert again.games[0].actions[-1].glyphs == ("??",)

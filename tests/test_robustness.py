@@ -234,8 +234,10 @@ BAD_POSITIONS = ["backgamon X 6:1 / 6:1", "long X 24:16 / 24:15", "XGID=garbage"
                  "XGID=-b----E-C---eE---c-e----B-:0:0:1:99:0:0:0:7:10", "backgammon X 6:5 / 6:4; cube 3 X"]
 RECORD_COMMANDS = [["validate", "{f}"], ["convert", "{f}", "{out}/c.nrd"], ["pips", "{f}", "-g", "1"], ["show", "{f}", "-g", "1"],
                    ["replay", "{f}", "-o", "{out}/r.html"], ["stats", "{f}"], ["plot", "dice", "{f}", "-o", "{out}/p.png"],
-                   ["plot", "pips", "{f}", "-o", "{out}/p.png"], ["race", "{f}", "-g", "1"], ["moves", "--batch", "{f}"]]
-POSITION_COMMANDS = [["moves", "{p}", "31"], ["check", "{p}", "31", "8/5 6/5"], ["pips", "{p}"], ["race", "{p}"], ["show", "{p}"]]
+                   ["plot", "pips", "{f}", "-o", "{out}/p.png"], ["race", "{f}", "-g", "1"], ["moves", "--batch", "{f}"],
+                   ["analyse", "{f}", "-g", "1"], ["eval", "{f}", "-g", "1"]]
+POSITION_COMMANDS = [["moves", "{p}", "31"], ["check", "{p}", "31", "8/5 6/5"], ["pips", "{p}"], ["race", "{p}"], ["show", "{p}"],
+                     ["eval", "{p}"], ["hint", "{p}", "31"]]
 OTHER = [["moves", "start", "7"], ["moves", "start", "99"], ["check", "start", "x", "8/5"], ["check", "start", "31", "8/5 x/y"],
          ["check", "start", "31", "99/1"], ["moves", "start", "31", "--set", "head=sometimes"],
          ["moves", "start", "31", "--set", "cube-limit=" + "9" * 5000], ["moves", "start", "31", "--rules", "chess"],
@@ -244,7 +246,10 @@ OTHER = [["moves", "start", "7"], ["moves", "start", "99"], ["check", "start", "
          ["race", "backgammon X 6:2 / 6:2", "--met", "{f}"], ["stats", "{f}", "--columns", "nonsense"],
          ["stats", "{f}", "--group-by", "nonsense"], ["validate", "{f}", "--encoding", "nonsense"], ["rules", "chess"],
          ["rules", "long", "--set", "nonsense=1"], ["pips", "start", "-g", "0"], ["show", "start", "--names", "a"],
-         ["replay", "{f}"], ["moves", "start"]]
+         ["replay", "{f}"], ["moves", "start"], ["eval", "start", "--ply", "7"], ["hint", "start", "31", "--weights", "{f}"],
+         ["hint", "start", "31", "--top", "0"], ["train", "--games", "0"], ["train", "--resume", "{out}/nothing"],
+         ["train", "--game", "chess"], ["analyse", "{f}", "-g", "99"], ["analyse", "{f}", "-o", "{out}/x.txt"],
+         ["eval", "start", "-r", "gulbara"], ["eval", "start", "--evaluator", "gnubg", "-r", "long"]]
 
 
 def _matrix() -> list[tuple[str, list[str], str]]:
