@@ -15,10 +15,11 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: Examples not run here, and why.
 SKIP = {
-    "--points 12": "builds 8.4 GiB for 6.5 minutes",
+    "--points 12": "builds 8.4 GiB for 6 minutes",
     "--tui": "waits for keys on the terminal",
     "--scheduler tcp://10.0.0.5": "needs that Dask cluster",
     "pip install": "installs",
+    "train --game": "trains a network for hours",
 }
 
 

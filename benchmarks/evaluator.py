@@ -1,0 +1,208 @@
+"""The evaluator's figures (docs/analysis.md, issue #11's acceptance): strength
+of the shipped networks, accuracy where the truth is known, and speed.
+
+    python benchmarks/evaluator.py [--games 10000] [--ply-games 500] [--races 10000] [--parts ...]
+
+Parts (all by default):
+
+- ``long``: the Long Nardy network at 0-ply against a random player and the
+  heuristic player, ``--games`` money games each (mars and home mars scored,
+  ``long`` rules), each side starting half; then 1-ply against 0-ply over
+  ``--ply-games`` games.
+- ``backgammon``: the backgammon network at 0-ply against pubeval
+  (Tesauro's public evaluator, from gnubg-nn), and GNU Backgammon's own
+  network at 0-ply against pubeval in the same run (the anchor).
+- ``races``: ``--races`` race positions of each game taken from self-play of
+  the network, inside the bear-off database: mean and worst |P(win) network -
+  P(win) database|, and how often the 1-ply best play is the database's best.
+- ``speed``: ``nardtools hint`` at 0 and 2 ply on a middle-game position of
+  each game, and ``nardtools analyse`` of a 100-turn game at 1-ply (wall
+  times, start-up included).
+
+Win rates come with their standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from nardtools import find_ruleset
+from nardtools.analysis.evaluate import Evaluator, load_network
+from nardtools.analysis.nets import equity
+from nardtools.analysis.selfplay import (HeuristicPlayer, NetPlayer, RandomPlayer, play_game, series,
+                                         successors)
+
+
+class Pubeval:
+    """Tesauro's pubeval (gnubg-nn): the result scoring best for the side that played."""
+
+    def __init__(self) -> None:
+        import gnubg_nn
+
+        self.g = gnubg_nn
+
+    def choose(self, rows: np.ndarray) -> int:
+        return int(np.argmax([self.g.pub_eval_score([r[27:52].tolist(), r[1:26].tolist()]) for r in rows]))
+
+
+class Gnubg:
+    """GNU Backgammon's network at 0-ply (gnubg-nn), cubeless money equity."""
+
+    def __init__(self) -> None:
+        import gnubg_nn
+
+        self.g = gnubg_nn
+        self.rules = find_ruleset("backgammon").rules
+
+    def choose(self, rows: np.ndarray) -> int:
+        p = np.array([self.g.probabilities([r[27:52].tolist(), r[1:26].tolist()], 0) for r in rows])
+        done = rows[:, 26] == 15
+        scores = equity(p, "backgammon", self.rules)
+        scores[done] = -99.0  # a win for the side that played
+        return int(np.argmin(scores))
+
+
+class Deeper:
+    """A network player at 1-ply (the evaluator's look-ahead, with hint's move filter)."""
+
+    def __init__(self, ruleset_name: str, ply: int) -> None:
+        self.ruleset = find_ruleset(ruleset_name)
+        self.ev = Evaluator(self.ruleset.rules)
+        self.ply = ply
+
+    def choose(self, rows: np.ndarray) -> int:
+        from nardtools.analysis.evaluate import FILTER_EQUITY, MOVE_FILTER
+
+        if len(rows) == 1:
+            return 0
+        p, _ = self.ev.static(rows)
+        mine = -equity(p, self.ev.game, self.ruleset.rules)
+        order = np.argsort(-mine, kind="stable")
+        keep = [int(i) for i in order[:MOVE_FILTER] if mine[i] >= mine[order[0]] - FILTER_EQUITY]
+        deeper = -equity(self.ev.values(rows[keep], self.ply), self.ev.game, self.ruleset.rules)
+        return keep[int(np.argmax(deeper))]
+
+
+def line(what: str, result, began: float) -> None:  # type: ignore[no-untyped-def]
+    print(f"| {what} | {result.games:,} | {100 * result.win_rate:.1f}% ± {100 * result.standard_error():.1f} "
+          f"| {result.points_per_game:+.3f} | {time.perf_counter() - began:.0f} |", flush=True)
+
+
+def strength_long(games: int, ply_games: int) -> None:
+    ruleset = find_ruleset("long")
+    net = NetPlayer(load_network("long"), ruleset)
+    print(f"Long Nardy network: {load_network('long').name}")
+    print("| match | games | wins | points per game | seconds |\n|---|---|---|---|---|")
+    for name, other in (("0-ply vs random", RandomPlayer(11)), ("0-ply vs heuristic", HeuristicPlayer())):
+        began = time.perf_counter()
+        line(name, series(ruleset, net, other, games, seed=101), began)
+    began = time.perf_counter()
+    line("1-ply vs 0-ply", series(ruleset, Deeper("long", 1), net, ply_games, seed=202), began)
+
+
+def strength_backgammon(games: int) -> None:
+    ruleset = find_ruleset("backgammon")
+    print(f"Backgammon network: {load_network('backgammon').name}")
+    print("| match | games | wins | points per game | seconds |\n|---|---|---|---|---|")
+    try:
+        pub = Pubeval()
+    except ImportError:
+        print("(gnubg-nn is not installed: no pubeval, no anchor)")
+        return
+    began = time.perf_counter()
+    line("nardtools 0-ply vs pubeval", series(ruleset, NetPlayer(load_network("backgammon"), ruleset), pub, games,
+                                              seed=303), began)
+    began = time.perf_counter()
+    line("gnubg 0-ply vs pubeval (anchor)", series(ruleset, Gnubg(), pub, games, seed=303), began)
+
+
+def races(count: int) -> None:
+    from nardtools.analysis.evaluate import Evaluator
+
+    print("| game | race positions | mean abs P(win) error | worst | 1-ply best = exact best | decisions |")
+    print("|---|---|---|---|---|---|")
+    for game in ("long", "backgammon"):
+        ruleset = find_ruleset(game)
+        ev = Evaluator(ruleset.rules)
+        net = NetPlayer(load_network(game), ruleset)
+        found: list[np.ndarray] = []
+        seed = 0
+        while len(found) < count:
+            def keep(board: np.ndarray, rows: np.ndarray, chosen: int) -> None:
+                if len(found) < count and ev._race(board) is not None:
+                    found.append(board.copy())
+            play_game(ruleset, net, net, seed=500_000 + seed, on_turn=keep)
+            seed += 1
+        rows = np.array(found)
+        p, _ = ev.static(rows)
+        exact = np.array([ev._race(r)[0][0] for r in rows])  # type: ignore[index]
+        diff = np.abs(p[:, 0] - exact)
+        agree = decisions = 0
+        rng = np.random.default_rng(7)
+        for board in rows[:min(count, 2000)]:
+            dice = tuple(int(v) for v in rng.integers(1, 7, 2))
+            after = successors(ruleset.rules, board, dice if dice[0] != dice[1] else (dice[0],) * 4)
+            if len(after) < 2:
+                continue
+            truth = -equity(np.array([ev._race(r)[0] if ev._race(r) else ev.static(r[None])[0][0]
+                                      for r in after]), game, ruleset.rules)
+            mine = -equity(ev.values(after, 1), game, ruleset.rules)
+            decisions += 1
+            agree += truth[int(np.argmax(mine))] >= truth.max() - 1e-9
+        print(f"| {game} | {len(rows):,} | {diff.mean():.4f} | {diff.max():.4f} | "
+              f"{100 * agree / max(decisions, 1):.1f}% | {decisions:,} |", flush=True)
+
+
+def speed() -> None:
+    exe = [sys.executable, "-m", "nardtools.cli"]
+    cases = [("hint, Long Nardy middle game, 0-ply", ["hint", "long X 24:9,22:2,19:2,16:1,13:1 / 24:8,20:3,17:2,14:2",
+                                                        "53"]),
+             ("hint, Long Nardy middle game, 2-ply", ["hint", "long X 24:9,22:2,19:2,16:1,13:1 / 24:8,20:3,17:2,14:2",
+                                                        "53", "--ply", "2"]),
+             ("hint, backgammon middle game, 0-ply", ["hint", "backgammon X 24:2,13:4,8:3,6:5,4:1 / 24:1,13:5,9:2,"
+                                                        "8:2,6:4,5:1", "42"]),
+             ("hint, backgammon middle game, 2-ply", ["hint", "backgammon X 24:2,13:4,8:3,6:5,4:1 / 24:1,13:5,9:2,"
+                                                        "8:2,6:4,5:1", "42", "--ply", "2"])]
+    record = str(Path(__file__).resolve().parent.parent / "examples" / "long-nardy" / "long-5pt-seed1.mat")
+    cases.append(("analyse, game 1 of examples/long-nardy/long-5pt-seed1.mat, 1-ply",
+                  ["analyse", record, "--game", "1", "--ply", "1", "-q"]))
+    print("| command | wall s |\n|---|---|")
+    for what, args in cases:
+        began = time.perf_counter()
+        done = subprocess.run(exe + args, capture_output=True, text=True)
+        took = time.perf_counter() - began
+        note = "" if done.returncode == 0 else f" (exit {done.returncode}: {done.stderr.strip()[:80]})"
+        print(f"| {what} | {took:.2f}{note} |", flush=True)
+    turns = subprocess.run(exe + ["analyse", record, "--game", "1", "--format", "json", "-q"], capture_output=True,
+                           text=True)
+    if turns.returncode == 0:
+        import json
+
+        print(f"(that game has {len(json.loads(turns.stdout)['games'][0]['turns'])} plays)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=10000)
+    ap.add_argument("--ply-games", type=int, default=500)
+    ap.add_argument("--races", type=int, default=10000)
+    ap.add_argument("--parts", nargs="+", default=["long", "backgammon", "races", "speed"])
+    args = ap.parse_args()
+    if "long" in args.parts:
+        strength_long(args.games, args.ply_games)
+    if "backgammon" in args.parts:
+        strength_backgammon(args.games)
+    if "races" in args.parts:
+        races(args.races)
+    if "speed" in args.parts:
+        speed()
+
+
+if __name__ == "__main__":
+    main()
