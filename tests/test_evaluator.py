@@ -232,3 +232,21 @@ def test_analyse_marks_a_planted_blunder(tmp_path):
 
     again = read_native(annotated)
     assert again.games[0].actions[-1].glyphs == ("??",)
+
+
+def test_a_rollout_truncated_at_one_play_is_the_1_ply_evaluation(weights):
+    """36 games whose first rolls are stratified, stopped after one play, are
+    exactly the 1-ply average over the 36 rolls."""
+    from nardtools.analysis.evaluate import rollout
+
+    position = Position.parse("long X 24:9,22:2,19:2,16:1,13:1 / 24:8,20:3,17:2,14:2")
+    one = evaluate(position, ply=1, weights=weights["long"])
+    rolled = rollout(position, games=36, truncate=1, weights=weights["long"])
+    assert rolled.evaluation.probabilities == pytest.approx(one.probabilities, abs=2e-6)
+    assert rolled.evaluation.equity == pytest.approx(one.equity, abs=1e-5) and rolled.standard_error > 0
+    won = rollout(Position.from_points("long", {1: 1}, {1: 1}), games=10, weights=weights["long"])
+    assert won.evaluation.probabilities["win"] == 1.0 and won.standard_error == 0.0
+    out = CliRunner().invoke(app, ["eval", "start", "-r", "long", "--rollout", "36", "--truncate", "2",
+                                   "--weights", weights["long"], "--format", "json"])
+    assert out.exit_code == 0, out.output
+    assert {"games", "standard_error"} <= set(json.loads(out.output))

@@ -14,6 +14,10 @@ Where the answer comes from (``Evaluation.evaluator``):
   self-play, :mod:`.training`), or GNU Backgammon's (``evaluator="gnubg"``,
   backgammon only, where ``gnubg-nn`` is installed).
 
+**Rollouts** (:func:`rollout`) play games from the position with the
+network on both sides, to the end or truncated, with the first two rolls
+stratified, and give the standard error of the equity.
+
 **Ply**: 0-ply is the source above.  n-ply averages over the 21 rolls of the
 side on roll: for each roll its best play by 0-ply, then that play's result
 at (n-1)-ply, seen from this side.  ``hint`` at n-ply ranks every play at
@@ -38,6 +42,7 @@ says so: never a silent guess.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -337,3 +342,69 @@ def cube_verdicts(evaluation: Evaluation, setup: Any, rules: Rules) -> list[Any]
         odds = RaceOdds(False, p["win"], p["win_gammon"], p["lose_gammon"], [], "evaluation")
     return [dataclasses.replace(h, source=h.source.replace("estimated race odds", evaluation.evaluator))
             for h in cube_hints(odds, setup, rules)]
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """A rollout's result: the mean probabilities and equity, with the
+    standard error of the equity."""
+
+    evaluation: Evaluation
+    games: int
+    standard_error: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.evaluation.as_dict(), "games": self.games, "standard_error": self.standard_error}
+
+
+def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, truncate: int = 0, seed: int = 1,
+            evaluator: str = "nardtools", weights: str | None = None) -> Rollout:
+    """Play ``games`` games from ``position`` with the network at 0-ply on
+    both sides and average what happened, from the side on roll.
+
+    Variance reduction: the first two rolls are stratified (game ``i`` starts
+    with the ``i mod 36``-th roll, then the ``(i // 36) mod 36``-th, so that
+    1,296 games cover every pair once); later dice come from ``seed``.
+    ``truncate`` > 0 stops each game after that many plays and counts the
+    network's probabilities there instead of an outcome (a truncated
+    rollout).  The standard error is that of the mean equity over the games.
+    """
+    from ..rules import rules_for
+    from .selfplay import successors
+
+    if not 1 <= games <= 1_000_000:
+        raise AnalysisError(f"a rollout of {games} games: 1 to 1,000,000")
+    if not 0 <= truncate <= 10_000:
+        raise AnalysisError(f"truncate at {truncate} plays: 0 (play to the end) to 10,000")
+    options = rules_for(position.kind, rules)
+    ev = Evaluator(options, weights=weights, evaluator=evaluator)
+    start = boards_of([position])[0]
+    p0, source = ev.static(start[None, :])
+    if source[0] == "terminal":
+        return Rollout(ev.evaluation(p0[0], "terminal", 0), games, 0.0)
+    rng = np.random.default_rng(seed)
+    results = np.zeros((games, len(CLASSES[ev.game])))
+    for i in range(games):
+        board, sign, plays = start, 0, 0  # sign: 0 when the original side is on roll
+        while True:
+            if plays < 2:
+                k = (i // 36 ** plays) % 36
+                dice: tuple[int, ...] = (k // 6 + 1, k % 6 + 1)
+            else:
+                dice = tuple(int(v) for v in rng.integers(1, 7, 2))
+            if dice[0] == dice[1]:
+                dice = (dice[0],) * 4
+            rows = successors(options, board, dice)
+            p, _ = ev.static(rows)
+            chosen = int(np.argmin(equity(p, ev.game, options)))
+            board, sign, plays = rows[chosen], 1 - sign, plays + 1
+            if board[26] == 15 or (truncate and plays >= truncate):
+                q = p[chosen]  # the side now on roll's view (exact when the game is over)
+                results[i] = q if sign == 0 else flip(q, ev.game)
+                break
+    values = equity(results, ev.game, options)
+    mean = results.mean(axis=0)
+    label = (f"rollout of {games:,} games{f', truncated at {truncate} plays' if truncate else ''}, "
+             f"{ev.name} at 0-ply")
+    error = float(values.std(ddof=1) / np.sqrt(games)) if games > 1 else float("nan")
+    return Rollout(dataclasses.replace(ev.evaluation(mean, label, 0), equity=float(values.mean())), games, error)

@@ -111,16 +111,28 @@ def eval_command(
     turn: TurnOpt = None,
     evaluator: EvaluatorOpt = "nardtools",
     weights: WeightsOpt = None,
+    rollout: Annotated[int, typer.Option("--rollout", min=0, max=1_000_000,
+                                         help="Roll out this many games instead (0: no rollout).")] = 0,
+    truncate: Annotated[int, typer.Option("--truncate", min=0, max=10_000,
+                                          help="Stop each rollout game after this many plays (0: play on).")] = 0,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**62, help="The rollout's dice.")] = 1,
     fmt: FormatOpt = OutputFormat.text,
 ) -> None:
     """Evaluate a position: the probabilities of every outcome, the equity and the cube verdict."""
     from ..analysis.evaluate import cube_verdicts, evaluate
+    from ..analysis.evaluate import rollout as roll_out
 
     source = read_source(position, rules, game, turn, settings=settings)
     setup, rs = source.setup, source.ruleset
-    result = evaluate(setup.position, rs.rules, ply, **_evaluator_options(evaluator, weights))  # type: ignore[arg-type]
+    extra: dict[str, object] = {}
+    if rollout:
+        done = roll_out(setup.position, rs.rules, rollout, truncate=truncate, seed=seed,
+                        **_evaluator_options(evaluator, weights))  # type: ignore[arg-type]
+        result, extra = done.evaluation, {"games": done.games, "standard_error": done.standard_error}
+    else:
+        result = evaluate(setup.position, rs.rules, ply, **_evaluator_options(evaluator, weights))  # type: ignore[arg-type]
     verdicts = cube_verdicts(result, setup, rs.rules)
-    report = {"position": str(setup.position), "ruleset": rs.name, **result.as_dict(),
+    report = {"position": str(setup.position), "ruleset": rs.name, **result.as_dict(), **extra,
               "cube": [v.as_dict() for v in verdicts]}
     if fmt is OutputFormat.json:
         echo_json(report)
@@ -129,7 +141,8 @@ def eval_command(
     typer.echo(f"evaluator: {result.evaluator}")
     for name, value in result.probabilities.items():
         typer.echo(f"  {name.replace('_', ' '):<16} {100 * value:6.2f}%")
-    typer.echo(f"  {'equity':<16} {result.equity:+.3f}  (cubeless, points per game at cube 1)")
+    error = f" ± {extra['standard_error']:.3f}" if extra else ""
+    typer.echo(f"  {'equity':<16} {result.equity:+.3f}{error}  (cubeless, points per game at cube 1)")
     for v in verdicts:
         typer.echo(f"cube: {v}")
 
