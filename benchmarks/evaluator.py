@@ -35,8 +35,14 @@ import numpy as np
 from nardtools import find_ruleset
 from nardtools.analysis.evaluate import Evaluator, load_network
 from nardtools.analysis.nets import equity
-from nardtools.analysis.selfplay import (HeuristicPlayer, NetPlayer, RandomPlayer, play_game, series,
-                                         successors)
+from nardtools.analysis.selfplay import (
+    HeuristicPlayer,
+    NetPlayer,
+    RandomPlayer,
+    play_game,
+    series,
+    successors,
+)
 
 
 class Pubeval:
@@ -132,11 +138,14 @@ def races(count: int) -> None:
         ev = Evaluator(ruleset.rules)
         net = NetPlayer(load_network(game), ruleset)
         found: list[np.ndarray] = []
+
+        def keep(board: np.ndarray, rows: np.ndarray, chosen: int, found: list[np.ndarray] = found,
+                 ev: Evaluator = ev) -> None:
+            if len(found) < count and ev._race(board) is not None:
+                found.append(board.copy())
+
         seed = 0
         while len(found) < count:
-            def keep(board: np.ndarray, rows: np.ndarray, chosen: int) -> None:
-                if len(found) < count and ev._race(board) is not None:
-                    found.append(board.copy())
             play_game(ruleset, net, net, seed=500_000 + seed, on_turn=keep)
             seed += 1
         rows = np.array(found)
@@ -161,26 +170,24 @@ def races(count: int) -> None:
 
 def speed() -> None:
     exe = [sys.executable, "-m", "nardtools.cli"]
-    cases = [("hint, Long Nardy middle game, 0-ply", ["hint", "long X 24:9,22:2,19:2,16:1,13:1 / 24:8,20:3,17:2,14:2",
-                                                        "53"]),
-             ("hint, Long Nardy middle game, 2-ply", ["hint", "long X 24:9,22:2,19:2,16:1,13:1 / 24:8,20:3,17:2,14:2",
-                                                        "53", "--ply", "2"]),
-             ("hint, backgammon middle game, 0-ply", ["hint", "backgammon X 24:2,13:4,8:3,6:5,4:1 / 24:1,13:5,9:2,"
-                                                        "8:2,6:4,5:1", "42"]),
-             ("hint, backgammon middle game, 2-ply", ["hint", "backgammon X 24:2,13:4,8:3,6:5,4:1 / 24:1,13:5,9:2,"
-                                                        "8:2,6:4,5:1", "42", "--ply", "2"])]
+    long = "long X 24:9,22:2,19:2,16:1,13:1 / 24:8,20:3,17:2,14:2"
+    backgammon = "backgammon X 24:2,13:4,8:3,6:5,4:1 / 24:1,13:5,9:2,8:2,6:4,5:1"
+    cases = [("hint, Long Nardy middle game, 0-ply", ["hint", long, "53"]),
+             ("hint, Long Nardy middle game, 2-ply", ["hint", long, "53", "--ply", "2"]),
+             ("hint, backgammon middle game, 0-ply", ["hint", backgammon, "42"]),
+             ("hint, backgammon middle game, 2-ply", ["hint", backgammon, "42", "--ply", "2"])]
     record = str(Path(__file__).resolve().parent.parent / "examples" / "long-nardy" / "long-5pt-seed1.mat")
     cases.append(("analyse, game 1 of examples/long-nardy/long-5pt-seed1.mat, 1-ply",
                   ["analyse", record, "--game", "1", "--ply", "1", "-q"]))
     print("| command | wall s |\n|---|---|")
     for what, args in cases:
         began = time.perf_counter()
-        done = subprocess.run(exe + args, capture_output=True, text=True)
+        done = subprocess.run(exe + args, capture_output=True, text=True, check=False)
         took = time.perf_counter() - began
         note = "" if done.returncode == 0 else f" (exit {done.returncode}: {done.stderr.strip()[:80]})"
         print(f"| {what} | {took:.2f}{note} |", flush=True)
     turns = subprocess.run(exe + ["analyse", record, "--game", "1", "--format", "json", "-q"], capture_output=True,
-                           text=True)
+                           text=True, check=False)
     if turns.returncode == 0:
         import json
 

@@ -14,9 +14,23 @@ from typer.testing import CliRunner
 
 from nardtools import Position, Roll, find_ruleset
 from nardtools.analysis.evaluate import evaluate, hint
-from nardtools.analysis.nets import CLASSES, Network, boards_of, consistent, encode, equity, flip
+from nardtools.analysis.nets import (
+    CLASSES,
+    Network,
+    boards_of,
+    consistent,
+    encode,
+    equity,
+    flip,
+)
 from nardtools.analysis.race import race_odds
-from nardtools.analysis.selfplay import HeuristicPlayer, NetPlayer, RandomPlayer, play_game, series
+from nardtools.analysis.selfplay import (
+    HeuristicPlayer,
+    NetPlayer,
+    RandomPlayer,
+    play_game,
+    series,
+)
 from nardtools.analysis.training import Settings, Trainer
 from nardtools.cli import app
 from nardtools.errors import AnalysisError

@@ -44,9 +44,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -166,10 +167,10 @@ class Evaluator:
         source = [""] * len(rows)
         if rest:
             p[rest] = self.net.probabilities(rows[rest])
-            for i in rest:
-                source[i] = self.name
-        for i, (q, where) in exact.items():
-            p[i], source[i] = q, where
+            for j in rest:
+                source[j] = self.name
+        for j, (q, where) in exact.items():
+            p[j], source[j] = q, where
         for i in np.nonzero(done)[0]:
             if rows[i, 0] == 15:  # the side on roll has won already
                 p[i] = outcome(self.game, rows[i, 26:], self.rules)
@@ -179,8 +180,8 @@ class Evaluator:
         return p, source
 
     def _race(self, row: np.ndarray) -> tuple[np.ndarray, str] | None:
-        from .pips import is_race
         from ..position import GameKind, Position
+        from .pips import is_race
         from .race import choose_database, fits, race_odds
 
         kind = GameKind.LONG if self.game == "long" else GameKind.BACKGAMMON
@@ -271,10 +272,10 @@ def hint(position: Position, roll: Roll, rules: RulesLike = None, ply: int = 0, 
     for i in range(len(plays)):
         if _by_network(source[i]) and not plies[i]:
             source[i] = f"{source[i]}, 0-ply"
-    order = sorted(range(len(plays)), key=lambda i: (-plies[i], -mine[i]))
-    best = mine[order[0]]
+    ranking = sorted(range(len(plays)), key=lambda i: (-plies[i], -mine[i]))
+    best = mine[ranking[0]]
     return [RankedPlay(plays[i].play, plays[i].result, float(mine[i]), float(max(best - mine[i], 0.0)),
-                       ev.evaluation(flip(p[i], ev.game), source[i], plies[i])) for i in order]
+                       ev.evaluation(flip(p[i], ev.game), source[i], plies[i])) for i in ranking]
 
 
 def _by_network(source: str) -> bool:
@@ -312,7 +313,7 @@ class _GnubgNet:
 
     def __init__(self) -> None:
         try:
-            import gnubg_nn
+            import gnubg_nn  # type: ignore[import-untyped,import-not-found,unused-ignore]
         except ImportError:
             raise AnalysisError("--evaluator gnubg needs the gnubg-nn package (pip install gnubg-nn)") from None
         self.module = gnubg_nn

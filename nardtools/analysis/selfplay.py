@@ -16,8 +16,9 @@ off), and a game ends when a side bears off its last checker.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -175,7 +176,7 @@ def play_game(ruleset: Ruleset, first: Player, second: Player, seed: int, *,
         board = rows[chosen]
         if board[26] == 15:
             won = outcome(_game(ruleset), board[:26], ruleset.rules)
-            return GameResult(turn % 2, int(round(float(equity(won, _game(ruleset), ruleset.rules)))), turn + 1)
+            return GameResult(turn % 2, round(float(equity(won, _game(ruleset), ruleset.rules))), turn + 1)
         dice = tuple(int(v) for v in rng.integers(1, 7, 2))
     raise AnalysisError(f"a game ran past {max_turns} turns")
 

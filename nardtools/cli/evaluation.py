@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -43,9 +43,9 @@ def train_command(
     game: Annotated[Game, typer.Option("--game", help="The game to learn (its standard ruleset).")] = Game.long,
     games: Annotated[int, typer.Option("--games", min=1, max=100_000_000,
                                        help="Train until this many games in all.")] = 100_000,
-    output: Annotated[Optional[Path], typer.Option("--output", help="The run's folder (default train-GAME); "
+    output: Annotated[Path | None, typer.Option("--output", help="The run's folder (default train-GAME); "
                                                    "it must not hold a run already.")] = None,
-    resume: Annotated[Optional[Path], typer.Option("--resume", help="Continue the run kept in this folder "
+    resume: Annotated[Path | None, typer.Option("--resume", help="Continue the run kept in this folder "
                                                    "(its settings and seed).")] = None,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**62, help="The run's seed (dice and weights).")] = 1,
     hidden: Annotated[int, typer.Option("--hidden", min=4, max=1024, help="Hidden units.")] = 128,
@@ -91,13 +91,13 @@ def train_command(
                f"checkpoint {folder / 'checkpoint.npz'}, learning curve {folder / 'curve.csv'}")
 
 
-def _evaluator_options(evaluator: str, weights: Optional[Path]) -> dict[str, object]:
+def _evaluator_options(evaluator: str, weights: Path | None) -> dict[str, object]:
     return {"evaluator": evaluator, "weights": str(weights) if weights else None}
 
 
 EvaluatorOpt = Annotated[str, typer.Option("--evaluator", help="nardtools (our network) or gnubg "
                                            "(GNU Backgammon's, backgammon only, needs gnubg-nn).")]
-WeightsOpt = Annotated[Optional[Path], typer.Option("--weights", help="A network's weights file instead of "
+WeightsOpt = Annotated[Path | None, typer.Option("--weights", help="A network's weights file instead of "
                                                     "the shipped one (e.g. a training checkpoint).")]
 PlyOpt = Annotated[int, typer.Option("--ply", min=0, max=2, help="Look-ahead: 0 (the network), 1 or 2.")]
 
@@ -188,7 +188,7 @@ def analyse_command(
     settings: SetOpt = None,
     evaluator: EvaluatorOpt = "nardtools",
     weights: WeightsOpt = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the record back in the native "
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the record back in the native "
                                                    "format, marks as glyphs and the best plays as comments.")] = None,
     fmt: FormatOpt = OutputFormat.text,
     quiet: QuietOpt = False,
