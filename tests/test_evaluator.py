@@ -264,3 +264,18 @@ def test_a_rollout_truncated_at_one_play_is_the_1_ply_evaluation(weights):
                                    "--weights", weights["long"], "--format", "json"])
     assert out.exit_code == 0, out.output
     assert {"games", "standard_error"} <= set(json.loads(out.output))
+
+
+def test_the_replay_shows_the_analysis(tmp_path):
+    record = tmp_path / "blunder.nrd"
+    record.write_text('[Game "backgammon"]\n[X "alice"]\n[O "bob"]\n\n'
+                      '= "backgammon X 6:1,1:1 / 6:15"\nX 61: 6/5/off\n')
+    page = tmp_path / "r.html"
+    out = CliRunner().invoke(app, ["replay", str(record), "--analyse", "-o", str(page)])
+    assert out.exit_code == 0, out.output
+    data = json.loads(page.read_text().split('type="application/json">')[1].split("</script>")[0])
+    last = data["frames"][-1]
+    assert last["glyphs"] == ["??"] and last["analysis"]["mark"] == "blunder"
+    assert any(line.startswith("Best play 6/off 1/off (+2.000)") for line in last["lines"])
+    shown = CliRunner().invoke(app, ["replay", str(record), "--analyse", "--tui"], input="\n\n\n")
+    assert "error 0.472 — blunder" in shown.output

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -87,12 +87,16 @@ def replay_command(
     rules: Annotated[Optional[str], typer.Option("--rules", "-r", help="Replay under this ruleset "
                      "instead of the one the record names.")] = None,
     encoding: EncodingOpt = None,
+    analyse: Annotated[bool, typer.Option("--analyse", help="Add the evaluator's verdict on every turn: "
+                       "the best play, the error and its mark, the luck (see `nardtools analyse`).")] = False,
+    ply: Annotated[int, typer.Option("--ply", min=0, max=2, help="The analysis' look-ahead.")] = 0,
 ) -> None:
     """An annotated replay of one game: an HTML page or the terminal.
 
     Annotations: the dice and play of every turn, the record's comments and
     glyphs, forced moves, the number of legal plays, pip counts, race odds and
-    race errors where exact, and the rule of any illegal play (replayed leniently)."""
+    race errors where exact, the rule of any illegal play (replayed leniently),
+    and with --analyse the evaluator's best play, error mark and luck."""
     from ..teaching.replay import replay_html, replay_terminal
 
     if output is None and not tui:
@@ -102,8 +106,14 @@ def replay_command(
     if tui and record == "-":
         raise fail("--tui reads the keys from standard input: give the record as a file")
     match = replay_record(record, rules, encoding=encoding, lenient=True)
+    turns: list[Any] = []
+    if analyse:
+        from ..analysis.analyse import analyse_match
+
+        number = match.game(game).record.number
+        turns = analyse_match(match, ply=ply, games={number}).games.get(number, [])
     if tui:
-        replay_terminal(match, game, persian=persian, unicode=unicode)
+        replay_terminal(match, game, persian=persian, unicode=unicode, analysis=turns)
     if output is not None:
-        write_output(output, replay_html(match, game, persian=persian))
+        write_output(output, replay_html(match, game, persian=persian, analysis=turns))
         typer.echo(f"wrote {output}", err=True)

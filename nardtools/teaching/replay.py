@@ -20,7 +20,7 @@ from __future__ import annotations
 import html
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..analysis.annotate import TurnNote, annotate_game
 from ..play import Step
@@ -28,6 +28,9 @@ from ..position import BAR, Position
 from ..notation.ids import Setup
 from ..notation.replay import ReplayedGame, ReplayedMatch
 from .diagram import diagram
+
+if TYPE_CHECKING:
+    from ..analysis.analyse import TurnAnalysis
 
 
 @dataclass
@@ -38,14 +41,17 @@ class Frame:
     position: Position
     note: TurnNote | None = None  # the play that led here (None for the start)
     lines: list[str] = field(default_factory=list)  # the annotations, as sentences
+    analysis: TurnAnalysis | None = None  # an evaluator's verdict, when asked for
 
 
 def _fmt_equity(x: float) -> str:
     return f"{x:+.3f}"
 
 
-def describe(note: TurnNote, names: tuple[str, str], *, persian: bool = False) -> list[str]:
-    """The automatic annotations of one play, as sentences."""
+def describe(note: TurnNote, names: tuple[str, str], *, persian: bool = False,
+             analysis: TurnAnalysis | None = None) -> list[str]:
+    """The automatic annotations of one play, as sentences (with an
+    evaluator's :class:`~nardtools.analysis.analyse.TurnAnalysis`, its verdict too)."""
     who = names[note.player]
     roll = f"rolled {note.dice}" if not note.dice.startswith("+") else f"plays the carried-over {note.dice[1:]}"
     if persian and note.persian:
@@ -73,13 +79,28 @@ def describe(note: TurnNote, names: tuple[str, str], *, persian: bool = False) -
                             f"race error {note.race_error:.3f} (best: {note.best_play})."))
         else:
             lines.append("Race (outside the bear-off database: no exact odds).")
+    if analysis is not None and not analysis.forced:
+        if analysis.error is None:
+            lines.append(f"Best play {analysis.best} ({_fmt_equity(analysis.best_equity)}); this play is not "
+                         "legal here.")
+        elif analysis.error < 5e-4:
+            lines.append(f"A best play ({_fmt_equity(analysis.best_equity)}; {analysis.evaluator}).")
+        else:
+            mark = f" — {analysis.mark}" if analysis.mark else ""
+            lines.append(f"Best play {analysis.best} ({_fmt_equity(analysis.best_equity)}); this play "
+                         f"{_fmt_equity(analysis.equity or 0.0)}, error {analysis.error:.3f}{mark} "
+                         f"({analysis.evaluator}).")
+    if analysis is not None:
+        lines.append(f"Luck of the roll {_fmt_equity(analysis.luck)} (evaluator).")
     return lines
 
 
 def game_frames(replayed: ReplayedGame, names: tuple[str, str], *, persian: bool = False,
-                race_points: int = 6) -> list[Frame]:
-    """The frames of one game; see the module docstring."""
+                race_points: int = 6, analysis: Sequence[TurnAnalysis] = ()) -> list[Frame]:
+    """The frames of one game; see the module docstring.  ``analysis``: the
+    game's turns as :func:`~nardtools.analysis.analyse.analyse_match` found them."""
     notes = annotate_game(replayed, race_points=race_points)
+    analysed = {t.index: t for t in analysis}
     edits: dict[int, list[Any]] = {}
     for at, action in replayed.edits:
         edits.setdefault(at, []).append(action)
@@ -93,7 +114,9 @@ def game_frames(replayed: ReplayedGame, names: tuple[str, str], *, persian: bool
                    "the board after it (Snowie)" if action.roll else "The record sets the board (XG Set Pos)")
             frames.append(Frame(len(frames), action.board, None, [f"{how}: {action.board}."]))
         if note is not None:
-            frames.append(Frame(len(frames), note.after, note, describe(note, names, persian=persian)))
+            frames.append(Frame(len(frames), note.after, note,
+                                describe(note, names, persian=persian, analysis=analysed.get(note.index)),
+                                analysed.get(note.index)))
     stop = replayed.stop_reason
     if stop:
         frames.append(Frame(len(frames), frames[-1].position, None, [f"The replay stops here: {stop}"]))
@@ -128,12 +151,14 @@ def _arrows(steps: Sequence[Step], player: int, view: int, position: Position) -
 
 
 def frames_data(match: ReplayedMatch, game: int | None = None, *, persian: bool = False,
-                race_points: int = 6, view: int = 0) -> dict[str, Any]:
+                race_points: int = 6, view: int = 0, analysis: Sequence[TurnAnalysis] = ()) -> dict[str, Any]:
     """Everything the HTML page shows, as JSON-ready data."""
+    from ..analysis.analyse import GLYPHS
+
     replayed = match.game(game)
     record = match.record
     names = record.names
-    frames = game_frames(replayed, names, persian=persian, race_points=race_points)
+    frames = game_frames(replayed, names, persian=persian, race_points=race_points, analysis=analysis)
     out = []
     for f in frames:
         n = f.note
@@ -145,7 +170,11 @@ def frames_data(match: ReplayedMatch, game: int | None = None, *, persian: bool 
             "written": n.written if n else "",
             "arrows": _arrows(n.steps, n.player, view, f.position) if n else [],
             "comments": list(n.comments) if n else [],
-            "glyphs": list(n.glyphs) if n else [], "lines": f.lines,
+            "glyphs": (list(n.glyphs) if n else []) + ([GLYPHS[f.analysis.mark]] if f.analysis and f.analysis.mark
+                                                        else []),
+            "lines": f.lines,
+            "analysis": None if f.analysis is None else {k: v for k, v in f.analysis.as_dict().items()
+                                                          if k in ("best", "error", "luck", "mark", "equity")},
             "pips": list(pips), "pwin": (None if not n or n.pwin_after is None else
                                          (n.pwin_after if n.player == 0 else 1 - n.pwin_after)),
             "forced": bool(n and n.forced), "legal_plays": n.legal_plays if n else 0,
@@ -165,9 +194,9 @@ def frames_data(match: ReplayedMatch, game: int | None = None, *, persian: bool 
 
 
 def replay_html(match: ReplayedMatch, game: int | None = None, *, persian: bool = False,
-                race_points: int = 6) -> str:
+                race_points: int = 6, analysis: Sequence[TurnAnalysis] = ()) -> str:
     """One self-contained HTML page stepping through ``game`` (default: the first)."""
-    data = frames_data(match, game, persian=persian, race_points=race_points)
+    data = frames_data(match, game, persian=persian, race_points=race_points, analysis=analysis)
     # nothing in the data may look like markup inside the script element
     # (``</script>``, ``<!--`` would end it or change how it is parsed)
     payload = (json.dumps(data, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
@@ -181,14 +210,14 @@ def replay_html(match: ReplayedMatch, game: int | None = None, *, persian: bool 
 
 def replay_terminal(match: ReplayedMatch, game: int | None = None, *, persian: bool = False,
                     unicode: bool = False, ask: Callable[[str], str] = input,
-                    show: Callable[[str], None] = print) -> int:
+                    show: Callable[[str], None] = print, analysis: Sequence[TurnAnalysis] = ()) -> int:
     """Step through a game on the terminal: a diagram and the annotations per
     turn, the next one on Enter (``q`` quits).  Returns the frames shown."""
     replayed = match.game(game)
     names = match.record.names
     g = replayed.game
     shown = 0
-    for f in game_frames(replayed, names, persian=persian):
+    for f in game_frames(replayed, names, persian=persian, analysis=analysis):
         setup = Setup(f.position, cube=f.note.cube if f.note else 1, match_length=g.match_length,
                       score=g.score, crawford=g.crawford)
         show(diagram(setup, names, unicode=unicode) + "\n".join(f.lines) + "\n")
