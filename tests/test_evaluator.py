@@ -279,3 +279,18 @@ def test_the_replay_shows_the_analysis(tmp_path):
     assert any(line.startswith("Best play 6/off 1/off (+2.000)") for line in last["lines"])
     shown = CliRunner().invoke(app, ["replay", str(record), "--analyse", "--tui"], input="\n\n\n")
     assert "error 0.472 — blunder" in shown.output
+
+
+def test_stats_analyse_adds_the_evaluators_columns(tmp_path):
+    from nardtools.analysis.stats import collect
+
+    record = tmp_path / "blunder.nrd"
+    record.write_text('[Game "backgammon"]\n[X "alice"]\n[O "bob"]\n\n'
+                      '= "backgammon X 6:1,1:1 / 6:15"\nX 61: 6/5/off\n')
+    archive = collect([record], turns=True, analyse=0)
+    turns = archive.frame("turns")
+    assert turns.loc[0, "mark"] == "blunder" and turns.loc[0, "error"] == pytest.approx(17 / 36, abs=1e-6)
+    players = archive.frame("players").set_index("player")
+    assert players.loc["alice", "blunders"] == 1 and players.loc["alice", "decisions"] == 1
+    plain = collect([record], turns=True).frame("turns")
+    assert plain["error"].isna().all() and plain["mark"].isna().all()

@@ -22,7 +22,7 @@ total error, the counts of errors and blunders, and the total luck.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,7 @@ from .nets import boards_of, equity
 
 if TYPE_CHECKING:
     from ..notation.record import MatchRecord
-    from ..notation.replay import ReplayedMatch
+    from ..notation.replay import ReplayedGame, ReplayedMatch
 
 #: (threshold, mark), the largest first: GNU Backgammon's defaults (cubeless equity).
 MARKS = ((0.16, "blunder"), (0.08, "error"), (0.04, "doubtful"))
@@ -96,6 +96,16 @@ class PlayerAnalysis:
         """Mean equity lost per unforced decision."""
         return self.error_total / self.decisions if self.decisions else 0.0
 
+    def add(self, t: TurnAnalysis) -> None:
+        """Count one of the player's turns."""
+        self.luck += t.luck
+        if not t.forced and t.error is not None:
+            self.decisions += 1
+            self.error_total += t.error
+            self.errors += t.mark == "error"
+            self.blunders += t.mark == "blunder"
+            self.doubtful += t.mark == "doubtful"
+
     def as_dict(self) -> dict[str, Any]:
         return {"player": self.player, "decisions": self.decisions, "error_rate": self.error_rate,
                 "error_total": self.error_total, "errors": self.errors, "blunders": self.blunders,
@@ -120,9 +130,6 @@ def analyse_match(replayed: ReplayedMatch, *, ply: int = 0, games: set[int] | No
                   evaluator: str = "nardtools", weights: str | None = None,
                   progress: Callable[[], None] | None = None) -> MatchAnalysis:
     """Analyse every turn of ``replayed`` (or of the game numbers in ``games``)."""
-    from ..dice import ALL_ROLLS, Roll
-    from .selfplay import successors
-
     rules = replayed.ruleset.rules
     ev = Evaluator(rules, weights=weights, evaluator=evaluator)
     names = tuple(n or f"player {i + 1}" for i, n in enumerate(replayed.record.players))
@@ -131,41 +138,46 @@ def analyse_match(replayed: ReplayedMatch, *, ply: int = 0, games: set[int] | No
         number = game.record.number
         if games is not None and number not in games:
             continue
-        turns: list[TurnAnalysis] = []
-        for index, t in enumerate(game.turns):
-            a = t.action
-            if a.part or not isinstance(t.dice, Roll):  # dice carried over: rulesets the networks refuse
-                continue
-            ranked = hint(t.before, t.dice, rules, ply, evaluator=evaluator, weights=weights,
-                          first_turn=t.first_turn)
-            best = ranked[0]
-            made = next((r for r in ranked if r.result == t.after), None)
-            error = None if made is None else max(best.equity - made.equity, 0.0)
-            row = boards_of([t.before])[0]
-            averages = 0.0
-            for roll in ALL_ROLLS:
-                p, _ = ev.static(successors(rules, row, roll.dice), database=True)
-                averages += roll.weight / 36 * float(np.max(-equity(p, ev.game, rules)))
-            p, _ = ev.static(successors(rules, row, t.dice.dice), database=True)
-            luck = float(np.max(-equity(p, ev.game, rules))) - averages
-            forced = len(ranked) == 1
-            analysis = TurnAnalysis(number, a.number, index, names[a.player], a.player, str(t.dice), str(t.play),
-                                    str(best.play), None if made is None else made.equity, best.equity,
-                                    error, luck, None if forced else mark_of(error), forced,
-                                    best.evaluation.evaluator, (a.line, a.col))
-            turns.append(analysis)
-            figures = result.players[a.player]
-            figures.luck += luck
-            if not forced and error is not None:
-                figures.decisions += 1
-                figures.error_total += error
-                figures.errors += analysis.mark == "error"
-                figures.blunders += analysis.mark == "blunder"
-                figures.doubtful += analysis.mark == "doubtful"
-            if progress:
-                progress()
+        turns = analyse_game(game, ev, names, ply=ply, progress=progress)
+        for t in turns:
+            result.players[t.side].add(t)
         result.games[number] = turns
     return result
+
+
+def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply: int = 0,
+                 progress: Callable[[], None] | None = None) -> list[TurnAnalysis]:
+    """The :class:`TurnAnalysis` of every turn of one replayed game, by the
+    evaluator ``ev`` (its rules are the game's)."""
+    from ..dice import ALL_ROLLS, Roll
+    from .selfplay import successors
+
+    rules = ev.rules
+    turns: list[TurnAnalysis] = []
+    for index, t in enumerate(game.turns):
+        a = t.action
+        if a.part or not isinstance(t.dice, Roll):  # dice carried over: rulesets the networks refuse
+            continue
+        ranked = hint(t.before, t.dice, rules, ply, evaluator=ev.evaluator, weights=ev.weights,
+                      first_turn=t.first_turn)
+        best = ranked[0]
+        made = next((r for r in ranked if r.result == t.after), None)
+        error = None if made is None else max(best.equity - made.equity, 0.0)
+        row = boards_of([t.before])[0]
+        averages = 0.0
+        for roll in ALL_ROLLS:
+            p, _ = ev.static(successors(rules, row, roll.dice), database=True)
+            averages += roll.weight / 36 * float(np.max(-equity(p, ev.game, rules)))
+        p, _ = ev.static(successors(rules, row, t.dice.dice), database=True)
+        luck = float(np.max(-equity(p, ev.game, rules))) - averages
+        forced = len(ranked) == 1
+        turns.append(TurnAnalysis(game.record.number, a.number, index, names[a.player], a.player, str(t.dice),
+                                  str(t.play), str(best.play), None if made is None else made.equity,
+                                  best.equity, error, luck, None if forced else mark_of(error), forced,
+                                  best.evaluation.evaluator, (a.line, a.col)))
+        if progress:
+            progress()
+    return turns
 
 
 def annotated_record(record: MatchRecord, analysis: MatchAnalysis) -> MatchRecord:

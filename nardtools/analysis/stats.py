@@ -54,6 +54,7 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "dice_used": "int64", "dice_lost": "int64", "race": "boolean", "race_exact": "boolean",
         "pwin_before": "float64", "pwin_after": "float64", "luck": "float64",
         "race_error": "float64", "legal": "boolean", "rule": "string",
+        "best": "string", "error": "float64", "mark": "string", "eval_luck": "float64",
     },
     "players": {
         "player": "string", "games": "int64", "wins": "int64", "losses": "int64",
@@ -62,7 +63,8 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "wins_oin": "int64", "wins_mars": "int64", "wins_home_mars": "int64", "wins_koks": "int64",
         "losses_gammon_or_mars": "int64", "luck_turns": "int64", "luck_mean": "float64",
         "race_decisions": "int64", "race_error_mean": "float64", "race_error_rate": "float64",
-        "turns": "int64",
+        "turns": "int64", "decisions": "int64", "error_rate": "float64", "errors": "int64", "blunders": "int64",
+        "eval_luck": "float64",
     },
     "dice": {
         "player": "string", "rolls": "int64", "face1": "int64", "face2": "int64", "face3": "int64",
@@ -82,6 +84,12 @@ TERMINAL_COLUMNS: dict[str, list[str]] = {
                 "luck_turns", "luck_mean", "race_decisions", "race_error_mean", "race_error_rate"],
     "dice": ["player", "rolls", "face1", "face2", "face3", "face4", "face5", "face6", "face_p_value",
              "doubles_rate", "doubles_p_value", "roll_p_value"],
+}
+
+#: The evaluator's columns, filled by ``--analyse`` (empty otherwise), added to the terminal's.
+ANALYSIS_COLUMNS: dict[str, list[str]] = {
+    "turns": ["best", "error", "mark", "eval_luck"],
+    "players": ["decisions", "error_rate", "errors", "blunders", "eval_luck"],
 }
 
 #: Numbers that name things rather than measure them: never averaged by :func:`group`.
@@ -108,22 +116,26 @@ class FileStats:
     luck: dict[str, list[float]] = field(default_factory=dict)  # [n, sum]
     race: dict[str, list[float]] = field(default_factory=dict)  # [decisions, error sum, errors >= threshold]
     turns_played: Counter[str] = field(default_factory=Counter)
+    # with analyse: player -> [decisions, error sum, errors, blunders, luck sum]
+    analysis: dict[str, list[float]] = field(default_factory=dict)
     unreadable: str = ""
     problems: list[str] = field(default_factory=list)
 
 
 def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: str | None = None,
                on_turns: Callable[[TurnColumns], None] | None = None,
-               data: bytes | None = None) -> FileStats:
+               data: bytes | None = None, analyse: int | None = None) -> FileStats:
     """Read and replay one file; an unreadable file gives an empty result that
     says why (a batch never stops on one file).  The compiled core does the
     whole file when it can (:func:`core_file_stats`); otherwise it is read and
     replayed here a game at a time, and with ``on_turns`` each game's turn
-    rows go there as soon as they are made, so memory stays bounded by one game."""
+    rows go there as soon as they are made, so memory stays bounded by one game.
+    ``analyse`` (a ply) adds the evaluator's figures (:mod:`.analyse`): the
+    turns' best play, error, mark and luck, and the players' error rates."""
     from ..notation.reading import open_record
     from ..notation.replay import reading_problems, replay_games
 
-    if encoding is None:
+    if encoding is None and analyse is None:
         fast = core_file_stats(path, data, turns=turns, race_points=race_points)
         if fast is not None:
             if on_turns is not None and fast.turns is not None:
@@ -135,8 +147,10 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: s
         record, games = open_record("<stdin>" if path == "-" else path, data, encoding)
         errors = []
         rows: list[dict[str, Any]] = []
+        evaluators: dict[str, Any] = {}
         for g in replay_games(record, games, lenient=True):
-            _add_game(out, g, record, g.game.ruleset, rows if turns else None, race_points=race_points)
+            _add_game(out, g, record, g.game.ruleset, rows if turns else None, race_points=race_points,
+                      analysis=_analysis(out, g, record, analyse, evaluators) if analyse is not None else None)
             errors += [p for p in g.problems if p.severity == "error"]
             if on_turns is not None and rows:
                 on_turns(TurnColumns.from_rows(rows))
@@ -221,9 +235,36 @@ def file_stats_from_record(match: ReplayedMatch, *, turns: bool = False, race_po
     return out
 
 
+def _analysis(out: FileStats, g: Any, record: Any, ply: int, evaluators: dict[str, Any]) -> dict[int, Any]:
+    """The evaluator's analysis of one game by turn index, its players'
+    figures added to ``out``; empty, with a problem noted, under rules the
+    networks refuse."""
+    from .analyse import analyse_game
+    from .evaluate import Evaluator
+
+    rules = g.game.ruleset
+    try:
+        if rules.name not in evaluators:
+            evaluators[rules.name] = Evaluator(rules.rules)
+        turns = analyse_game(g, evaluators[rules.name], record.names, ply=ply)
+    except AnalysisError as e:
+        out.problems.append(f"{record.path}: game {g.record.number}: not analysed: {e}")
+        return {}
+    for t in turns:
+        acc = out.analysis.setdefault(t.player, [0, 0.0, 0, 0, 0.0])
+        acc[4] += t.luck
+        if not t.forced and t.error is not None:
+            acc[0] += 1
+            acc[1] += t.error
+            acc[2] += t.mark == "error"
+            acc[3] += t.mark == "blunder"
+    return {t.index: t for t in turns}
+
+
 def _add_game(out: FileStats, g: Any, record: Any, ruleset: Any, rows: list[dict[str, Any]] | None, *,
-              race_points: int) -> None:
-    """One replayed game's rows and counts, added to ``out`` (its turn rows to ``rows``, if given)."""
+              race_points: int, analysis: dict[int, Any] | None = None) -> None:
+    """One replayed game's rows and counts, added to ``out`` (its turn rows to
+    ``rows``, if given; with the evaluator's figures of ``analysis``)."""
     names = record.names
     rules = ruleset.rules
     variant = "long" if rules.is_long else rules.start
@@ -278,8 +319,15 @@ def _add_game(out: FileStats, g: Any, record: Any, ruleset: Any, rows: list[dict
                 "legal_plays": n.legal_plays, "dice_used": n.dice_used, "dice_lost": n.dice_lost,
                 "race": n.race, "race_exact": n.race_exact, "pwin_before": n.pwin_before,
                 "pwin_after": n.pwin_after, "luck": n.luck, "race_error": n.race_error,
-                "legal": n.legal, "rule": n.rule or None,
+                "legal": n.legal, "rule": n.rule or None, **_analysed(analysis, n.index),
             })
+
+
+def _analysed(analysis: dict[int, Any] | None, index: int) -> dict[str, Any]:
+    t = analysis.get(index) if analysis else None
+    if t is None:
+        return {}
+    return {"best": t.best, "error": t.error, "mark": t.mark, "eval_luck": t.luck}
 
 
 def _pips_of(note: Any, side: int) -> int | None:
@@ -333,6 +381,7 @@ class TurnColumns:
             "forced": rows["legal_plays"] == 1, "race": rows["race"] != 0, "race_exact": rows["race_exact"] != 0,
             **{c: rows[c].copy() for c in _TURN_FLOATS},
             "legal": np.ones(n, bool), "rule": [None] * n,
+            "best": [None] * n, "error": np.full(n, np.nan), "mark": [None] * n, "eval_luck": np.full(n, np.nan),
         }
         return cls({c: columns[c] for c in SCHEMAS["turns"]}, n)
 
@@ -584,6 +633,7 @@ class Archive:
     luck: dict[str, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0, 0.0]))
     race: dict[str, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0, 0.0, 0]))
     turns_played: Counter[str] = field(default_factory=Counter)
+    analysis: dict[str, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0, 0.0, 0, 0, 0.0]))
     files: int = 0
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -614,6 +664,10 @@ class Archive:
             acc[2] += errors
         for who, n in stats.turns_played.items():
             self.turns_played[name(who) or who] += n
+        for who, figures in stats.analysis.items():
+            acc = self.analysis[name(who) or who]
+            for i, value in enumerate(figures):
+                acc[i] += value
 
     def add_turns(self, turns: TurnColumns) -> None:
         """Turn rows, to the sink or kept (or dropped when no turns table is wanted)."""
@@ -668,6 +722,10 @@ class Archive:
             r["race_error_mean"] = total / n if n else math.nan
             r["race_error_rate"] = errors / n if n else math.nan
             r["turns"] = self.turns_played.get(name, 0)
+            analysed = self.analysis.get(name)
+            decisions, error, errors, blunders, luck = analysed or [0, math.nan, 0, 0, math.nan]
+            r.update(decisions=int(decisions), error_rate=error / decisions if decisions else math.nan,
+                     errors=int(errors), blunders=int(blunders), eval_luck=luck)
         return sorted(rows.values(), key=lambda r: (-r["games"], r["player"]))
 
     def all_rolls(self) -> Counter[str]:
@@ -778,7 +836,7 @@ def chi2_sf(x: float, df: int) -> float:
 
 def run_local(files: Sequence[str], *, turns: bool = False, race_points: int = 6, jobs: int = 1,
               encoding: str | None = None, on_turns: Callable[[TurnColumns], None] | None = None,
-              stdin: bytes | None = None) -> Iterator[FileStats]:
+              stdin: bytes | None = None, analyse: int | None = None) -> Iterator[FileStats]:
     """:func:`file_stats` of every file, in order, on ``jobs`` processes.
     A file too large to read at once is replayed here, its turn rows going to
     ``on_turns`` game by game, so that no process holds a whole large file's rows."""
@@ -787,7 +845,7 @@ def run_local(files: Sequence[str], *, turns: bool = False, race_points: int = 6
 
     from .._workers import worker_pool
 
-    work = partial(file_stats, turns=turns, race_points=race_points, encoding=encoding)
+    work = partial(file_stats, turns=turns, race_points=race_points, encoding=encoding, analyse=analyse)
     jobs = max(1, min(jobs, len(files), os.cpu_count() or 1))
     pool = worker_pool(jobs) if jobs > 1 else None
     pending: deque[Any] = deque()
@@ -823,7 +881,8 @@ class ClusterError(NardtoolsError):
 
 
 def run_dask(files: Sequence[str], *, turns: bool = False, race_points: int = 6,
-             scheduler: str | None = None, client: Any = None, encoding: str | None = None) -> Iterator[FileStats]:
+             scheduler: str | None = None, client: Any = None, encoding: str | None = None,
+             analyse: int | None = None) -> Iterator[FileStats]:
     """The same on a Dask cluster (one task per file), yielding results as
     they complete: ``scheduler`` is a scheduler address, or a local cluster
     is started; an existing ``client`` may be given instead."""
@@ -844,7 +903,7 @@ def run_dask(files: Sequence[str], *, turns: bool = False, race_points: int = 6,
             client = Client(cluster)  # type: ignore[no-untyped-call]
     try:
         futures = client.map(file_stats, list(files), turns=turns, race_points=race_points, encoding=encoding,
-                             pure=False)
+                             analyse=analyse, pure=False)
         for future in as_completed(futures):  # type: ignore[no-untyped-call]
             yield future.result()
             future.release()
@@ -858,19 +917,21 @@ def run_dask(files: Sequence[str], *, turns: bool = False, race_points: int = 6,
 def collect(paths: Iterable[str | Path], *, turns: bool = False, race_points: int = 6, jobs: int = 1,
             engine: str = "local", scheduler: str | None = None, sink: TableSink | GroupSink | None = None,
             progress: Callable[[FileStats], None] | None = None, encoding: str | None = None,
-            names: Names | None = None, stdin: bytes | None = None) -> Archive:
+            names: Names | None = None, stdin: bytes | None = None, analyse: int | None = None) -> Archive:
     """Replay every record under ``paths`` and fold the results into an
     :class:`Archive`.  With ``turns`` the turn rows go to ``sink`` (or are
-    kept in memory without one)."""
+    kept in memory without one); with ``analyse`` (a ply) the evaluator's
+    figures are added (:func:`file_stats`)."""
     from ..notation.reading import expand_paths
 
     files = expand_paths(paths)
     archive = Archive(sink=sink, keep_turns=turns and sink is None, names=names or Names())
     if engine == "dask":
-        stream = run_dask(files, turns=turns, race_points=race_points, scheduler=scheduler, encoding=encoding)
+        stream = run_dask(files, turns=turns, race_points=race_points, scheduler=scheduler, encoding=encoding,
+                          analyse=analyse)
     elif engine == "local":
         stream = run_local(files, turns=turns, race_points=race_points, jobs=jobs, encoding=encoding,
-                           on_turns=archive.add_turns, stdin=stdin)
+                           on_turns=archive.add_turns, stdin=stdin, analyse=analyse)
     else:
         raise AnalysisError(f"unknown engine {engine!r}: local or dask")
     for stats in stream:

@@ -54,7 +54,7 @@ CaseOpt = Annotated[bool, typer.Option("--ignore-case/--case-sensitive", help="T
 
 def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine: Engine, scheduler: str | None,
              encoding: str | None, aliases: Path | None, ignore_case: bool, sink: Any = None,
-             quiet: bool = False) -> Any:
+             quiet: bool = False, analyse: int | None = None) -> Any:
     """Run the statistics pipeline with a progress bar on a terminal."""
     import os
 
@@ -77,7 +77,7 @@ def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine:
     with progress(len(files), "replaying", quiet) as advance:
         archive = collect(files, turns=turns, race_points=race_db, jobs=jobs or os.cpu_count() or 1,
                           engine=engine.value, scheduler=scheduler, sink=sink, progress=advance,
-                          encoding=encoding, names=names, stdin=stdin)
+                          encoding=encoding, names=names, stdin=stdin, analyse=analyse)
     if not quiet:
         err = Console(stderr=True, highlight=False)
         for path, why in archive.unreadable:
@@ -108,6 +108,10 @@ def stats_command(
     ignore_case: CaseOpt = True,
     encoding: EncodingOpt = None,
     quiet: QuietOpt = False,
+    analyse: Annotated[bool, typer.Option("--analyse", help="Add the evaluator's figures: best play, error, "
+                       "mark and luck of every turn; error rate, errors, blunders and luck of every player "
+                       "(slower: every game goes through the evaluator).")] = False,
+    ply: Annotated[int, typer.Option("--ply", min=0, max=2, help="The analysis' look-ahead.")] = 0,
 ) -> None:
     """Statistics over archives: games, turns, players or dice (see docs/stats.md).
 
@@ -115,6 +119,7 @@ def stats_command(
     listed on stderr and never stop the run.  The turns table streams to a
     csv/json/parquet --output, so memory stays flat in the archive's size."""
     from ..analysis.stats import (
+        ANALYSIS_COLUMNS,
         TERMINAL_COLUMNS,
         GroupSink,
         TableSink,
@@ -137,7 +142,7 @@ def stats_command(
     try:
         archive = _collect(paths, turns=table is StatsTable.turns, race_db=race_db, jobs=jobs, engine=engine,
                            scheduler=scheduler, encoding=encoding, aliases=aliases, ignore_case=ignore_case,
-                           sink=sink, quiet=quiet)
+                           sink=sink, quiet=quiet, analyse=ply if analyse else None)
     except BaseException:
         if isinstance(sink, TableSink):
             sink.abort()
@@ -154,7 +159,7 @@ def stats_command(
     if chosen:
         frame = frame[chosen]
     elif fmt is StatsFormat.table and not keys:
-        frame = frame[TERMINAL_COLUMNS[table.value]]
+        frame = frame[TERMINAL_COLUMNS[table.value] + (ANALYSIS_COLUMNS.get(table.value, []) if analyse else [])]
     if "file" in frame.columns and fmt is StatsFormat.table:
         frame = frame.assign(file=frame["file"].map(lambda f: Path(f).name))
     if keys:
