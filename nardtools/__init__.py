@@ -28,13 +28,14 @@ _EXPORTS = {
     "Play": "play", "Step": "play",
     "GameKind": "position", "Position": "position", "Status": "position",
     "Rules": "rules", "Ruleset": "rules", "Violation": "rules", "find_ruleset": "rules", "rulesets": "rules",
+    "evaluate": "analysis.evaluate", "hint": "analysis.evaluate",
 }
 
 __all__ = [
     "ALL_ROLLS", "AmbiguousPlayError", "GameKind", "GameStateError", "IllegalPlayError",
     "InvalidPlayError", "InvalidPositionError", "Judgement", "LegalPlay", "LegalPlays",
     "NardtoolsError", "Play", "Position", "Roll", "Rules", "Ruleset", "RulesetError", "Status", "Step",
-    "Violation", "__version__", "apply_play", "check_play", "find_ruleset", "legal_plays",
+    "Violation", "__version__", "apply_play", "check_play", "evaluate", "find_ruleset", "hint", "legal_plays",
     "physical_result", "rulesets",
 ]
 
@@ -53,6 +54,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from .analysis.evaluate import evaluate, hint
     from .dice import ALL_ROLLS, Roll
     from .engine import (
         Judgement,
