@@ -294,3 +294,13 @@ def test_stats_analyse_adds_the_evaluators_columns(tmp_path):
     assert players.loc["alice", "blunders"] == 1 and players.loc["alice", "decisions"] == 1
     plain = collect([record], turns=True).frame("turns")
     assert plain["error"].isna().all() and plain["mark"].isna().all()
+
+
+@pytest.mark.parametrize("game", ["long", "backgammon"])
+def test_the_shipped_networks_load_and_beat_a_random_player(game):
+    from nardtools.analysis.evaluate import load_network
+
+    net = load_network(game)
+    assert net.game == game and net.meta["games"] >= 1000 and net.meta["commands"]
+    result = series(find_ruleset(game), NetPlayer(net, find_ruleset(game)), RandomPlayer(3), 20, seed=4)
+    assert result.win_rate >= 0.8, result
