@@ -186,6 +186,80 @@ static PyObject *py_successors(PyObject *self, PyObject *const *args, Py_ssize_t
     return out;
 }
 
+/* roll_successors(rules, boards) -> (bytes, counts) | None: for each board (52 int8:
+ * the side on roll, then the other) and each of the 21 rolls (6-6, 6-5, ... 1-1, as
+ * nardtools.dice.ALL_ROLLS), the positions the roll reaches, as successors gives them,
+ * one after another; counts: int32 per board and roll.  The head rule's first turn
+ * is inferred (all fifteen on the head).  None when a search outgrew its tables. */
+static PyObject *py_roll_successors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) return PyErr_Format(PyExc_TypeError, "roll_successors takes 2 arguments");
+    Rules r;
+    if (!rules_from(args[0], &r)) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0) return NULL;
+    if (view.len % 52) {
+        PyBuffer_Release(&view);
+        return PyErr_Format(PyExc_ValueError, "boards: rows of 52 counts");
+    }
+    Py_ssize_t n = view.len / 52;
+    const signed char *boards = view.buf;
+    for (Py_ssize_t k = 0; k < view.len; k++)
+        if (boards[k] < 0 || boards[k] > 15) {
+            PyBuffer_Release(&view);
+            return PyErr_Format(PyExc_ValueError, "boards: counts are 0-15");
+        }
+    Search *s = thread_search();
+    int32_t *counts = malloc((size_t)(n * 21 + 1) * sizeof *counts);
+    size_t cap = 4096, used = 0;
+    signed char *rows = malloc(cap * 52);
+    PyObject *out = NULL;
+    int overflow = 0;
+    if (!s || !counts || !rows) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < n && !overflow; i++) {
+        Board b, after;
+        memcpy(b.me, boards + i * 52, 26);
+        memcpy(b.opp, boards + i * 52 + 26, 26);
+        int first = r.v[R_LONG] && b.me[HEAD] == 15;
+        int k = 0;
+        for (int high = 6; high >= 1; high--)
+            for (int low = high; low >= 1; low--, k++) {
+                int dice[4] = {high, low, high, high}, ndice = high == low ? 4 : 2;
+                Turn t;
+                turn_init(&t, &r, &b, dice, ndice, 1, first);
+                legal_plays(&t, s);
+                if (s->overflow) { overflow = 1; break; }
+                if (used + (size_t)s->nchosen > cap) {
+                    while (used + (size_t)s->nchosen > cap) cap *= 2;
+                    signed char *grown = realloc(rows, cap * 52);
+                    if (!grown) { PyErr_NoMemory(); goto done; }
+                    rows = grown;
+                }
+                for (int c = 0; c < s->nchosen; c++, used++) {
+                    const End *e = &s->ends[s->chosen[c]];
+                    end_board(&t, e->me, e->hits, &after);
+                    memcpy(rows + used * 52, after.me, 26);
+                    memcpy(rows + used * 52 + 26, after.opp, 26);
+                }
+                counts[i * 21 + k] = s->nchosen;
+            }
+    }
+    if (overflow) {
+        out = Py_NewRef(Py_None);
+    } else {
+        PyObject *a = PyBytes_FromStringAndSize((const char *)rows, (Py_ssize_t)(used * 52));
+        PyObject *c = PyBytes_FromStringAndSize((const char *)counts, (Py_ssize_t)(n * 21 * (Py_ssize_t)sizeof *counts));
+        out = a && c ? Py_BuildValue("(NN)", a, c) : NULL;
+        if (!out) { Py_XDECREF(a); Py_XDECREF(c); }
+    }
+done:
+    PyBuffer_Release(&view);
+    free(counts);
+    free(rows);
+    return out;
+}
+
 /* judge(rules, mover, opponent, dice, whole_roll, first_turn, text) -> (steps, mover, opponent, dice_used) | None */
 static PyObject *py_judge(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -595,6 +669,10 @@ static PyMethodDef methods[] = {
      "successors(rules, mover, opponent, dice, whole_roll, first_turn) -> bytes | None\n\n"
      "legal_plays' results as positions for the evaluator: 52 int8 per play (the opponent's\n"
      "side, now on roll, then the mover's), in the same order."},
+    {"roll_successors", (PyCFunction)(void (*)(void))py_roll_successors, METH_FASTCALL,
+     "roll_successors(rules, boards) -> (bytes, counts) | None\n\n"
+     "For each board (52 int8) and each of the 21 rolls, the positions reached (as successors\n"
+     "gives them), one after another, and int32 counts per board and roll (the evaluator's look-ahead)."},
     {"judge", (PyCFunction)(void (*)(void))py_judge, METH_FASTCALL,
      "judge(rules, mover, opponent, dice, whole_roll, first_turn, play) -> tuple | None\n\n"
      "A written play (its text, or (source, target) pairs)'s canonical steps, the sides after it (the opponent then on roll) and the dice\n"

@@ -150,7 +150,7 @@ def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply
     """The :class:`TurnAnalysis` of every turn of one replayed game, by the
     evaluator ``ev`` (its rules are the game's)."""
     from ..dice import ALL_ROLLS, Roll
-    from .selfplay import successors
+    from .selfplay import roll_successors
 
     rules = ev.rules
     turns: list[TurnAnalysis] = []
@@ -163,13 +163,13 @@ def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply
         best = ranked[0]
         made = next((r for r in ranked if r.result == t.after), None)
         error = None if made is None else max(best.equity - made.equity, 0.0)
-        row = boards_of([t.before])[0]
-        averages = 0.0
-        for roll in ALL_ROLLS:
-            p, _ = ev.static(successors(rules, row, roll.dice), database=True)
-            averages += roll.weight / 36 * float(np.max(-equity(p, ev.game, rules)))
-        p, _ = ev.static(successors(rules, row, t.dice.dice), database=True)
-        luck = float(np.max(-equity(p, ev.game, rules))) - averages
+        after, counts = roll_successors(rules, boards_of([t.before]))
+        p, _ = ev.static(after, database=True)
+        mine = -equity(p, ev.game, rules)
+        ends = np.cumsum(counts[0])
+        best_by_roll = [float(mine[end - n:end].max()) for end, n in zip(ends, counts[0])]
+        averages = sum(roll.weight / 36 * v for roll, v in zip(ALL_ROLLS, best_by_roll))
+        luck = best_by_roll[ALL_ROLLS.index(t.dice)] - averages
         forced = len(ranked) == 1
         turns.append(TurnAnalysis(game.record.number, a.number, index, names[a.player], a.player, str(t.dice),
                                   str(t.play), str(best.play), None if made is None else made.equity,

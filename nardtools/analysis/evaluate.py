@@ -201,24 +201,25 @@ class Evaluator:
 
     # ------------------------------------------------------------ look-ahead
     def values(self, rows: np.ndarray, ply: int) -> np.ndarray:
-        """Probabilities of rows at ``ply`` (each from its side on roll)."""
+        """Probabilities of rows at ``ply`` (each from its side on roll): all
+        rows' 21 rolls go through the network together, level by level."""
         from ..dice import ALL_ROLLS
-        from .selfplay import successors
+        from .selfplay import roll_successors
 
         p, source = self.static(rows)
-        if ply == 0:
+        todo = [i for i in range(len(rows)) if source[i] != "terminal"]
+        if ply == 0 or not todo:
             return p
-        for i, row in enumerate(rows):
-            if source[i] == "terminal":
-                continue
-            total = np.zeros(p.shape[1])
-            for roll in ALL_ROLLS:
-                after = successors(self.rules, row, roll.dice)
-                q, _ = self.static(after)
-                best = int(np.argmin(equity(q, self.game, self.rules)))
-                deeper = q[best] if ply == 1 else self.values(after[best:best + 1], ply - 1)[0]
-                total += roll.weight / 36 * flip(deeper, self.game)
-            p[i] = total
+        after, counts = roll_successors(self.rules, rows[todo])
+        q, _ = self.static(after)
+        value = equity(q, self.game, self.rules)
+        ends = np.cumsum(counts.ravel())
+        best = np.array([start + int(np.argmin(value[start:end]))
+                         for start, end in zip(ends - counts.ravel(), ends)])
+        deeper = q[best] if ply == 1 else self.values(after[best], ply - 1)
+        weights = np.array([roll.weight / 36 for roll in ALL_ROLLS])
+        seen = flip(deeper, self.game).reshape(len(todo), 21, -1)
+        p[todo] = np.einsum("r,brk->bk", weights, seen)
         return p
 
     def evaluation(self, p: np.ndarray, source: str, ply: int) -> Evaluation:

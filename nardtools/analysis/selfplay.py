@@ -137,6 +137,26 @@ def successors(rules: Rules, board: np.ndarray, dice: tuple[int, ...]) -> np.nda
     return np.array([tuple(p.result.mover) + tuple(p.result.opponent) for p in plays], np.int8).reshape(-1, 52)
 
 
+def roll_successors(rules: Rules, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each board row and each of the 21 rolls (``ALL_ROLLS`` order), the
+    positions the roll reaches (:func:`successors`), one after another, and
+    their counts (boards x 21): the look-ahead's whole first step in one call."""
+    from ..core import CORE, pack_rules
+
+    boards = np.ascontiguousarray(boards, np.int8).reshape(-1, 52)
+    if CORE is not None:
+        got = CORE.roll_successors(pack_rules(rules), boards.tobytes())
+        if got is not None:
+            rows, counts = got
+            return (np.frombuffer(rows, np.int8).reshape(-1, 52),
+                    np.frombuffer(counts, np.int32).reshape(len(boards), 21))
+    from ..dice import ALL_ROLLS
+
+    parts = [successors(rules, board, roll.dice) for board in boards for roll in ALL_ROLLS]
+    counts = np.array([len(part) for part in parts], np.int32).reshape(len(boards), 21)
+    return (np.concatenate(parts) if parts else np.zeros((0, 52), np.int8)), counts
+
+
 def start_board(ruleset: Ruleset) -> np.ndarray:
     from ..position import Position
 
@@ -226,5 +246,5 @@ def series(ruleset: Ruleset, a: Player, b: Player, games: int, seed: int,
     return MatchResult(games, wins, points, by_kind)
 
 
-__all__ = ["CLASSES", "GameResult", "HeuristicPlayer", "MatchResult", "NetPlayer", "Player", "RandomPlayer", "play_game", "series",
-           "successors"]
+__all__ = ["CLASSES", "GameResult", "HeuristicPlayer", "MatchResult", "NetPlayer", "Player", "RandomPlayer", "play_game",
+           "roll_successors", "series", "successors"]
