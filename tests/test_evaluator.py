@@ -304,3 +304,27 @@ def test_the_shipped_networks_load_and_beat_a_random_player(game):
     assert net.game == game and net.meta["games"] >= 1000 and net.meta["commands"]
     result = series(find_ruleset(game), NetPlayer(net, find_ruleset(game)), RandomPlayer(3), 20, seed=4)
     assert result.win_rate >= 0.8, result
+
+
+@pytest.mark.parametrize("game", ["long", "backgammon"])
+def test_the_results_of_every_roll_are_the_reference_engines(game):
+    """The core's batch (roll_successors, successors) against the readable
+    reference's legal plays, position by position and roll by roll."""
+    from nardtools.analysis.selfplay import roll_successors
+    from nardtools.dice import ALL_ROLLS
+    from nardtools.engine import legal_plays, reference_engine
+    from nardtools.position import GameKind
+
+    rules = find_ruleset(game).rules
+    boards = np.array(_positions(game, 1)[::7])
+    after, counts = roll_successors(rules, boards)
+    assert counts.shape == (len(boards), 21) and counts.sum() == len(after)
+    start = 0
+    kind = GameKind.LONG if game == "long" else GameKind.BACKGAMMON
+    with reference_engine():
+        for board, row in zip(boards, counts):
+            position = Position._trusted(kind, tuple(int(v) for v in board[:26]), tuple(int(v) for v in board[26:]), 0)
+            for roll, n in zip(ALL_ROLLS, row):
+                expected = [tuple(lp.result.mover) + tuple(lp.result.opponent) for lp in legal_plays(position, roll, rules)]
+                assert [tuple(int(v) for v in r) for r in after[start:start + n]] == expected
+                start += n
