@@ -12,10 +12,11 @@ forward view of TD(lambda), exact for one update per game).  Outputs are probabi
 cross-entropy's gradient at the output units is simply ``p - target``.
 
 A run lives in a folder: ``checkpoint.npz`` (the network, with the games
-played, the learning rate and the dice generator's state in its metadata)
-written every ``checkpoint`` games and at the end, and ``curve.csv`` (games,
-seconds, the mean squared TD error over the last stretch, and the win rate
-against a random player when measured).  ``--resume`` continues a run from its
+played and the settings in its metadata) written every ``checkpoint`` games
+and at the end, ``curve.csv`` (games, seconds, the mean squared TD error over
+the last stretch, and the win rate against a random player when measured),
+and ``snapshots/`` (a copy of the network every ``snapshot`` games, from which
+``docs/learning_curve.py`` measures strength as training went on).  ``--resume`` continues a run from its
 folder, reproducibly: the same seed and games give the same weights whether
 the run was interrupted or not.
 """
@@ -51,6 +52,7 @@ class Settings:
     checkpoint: int = 1000      # games between checkpoints
     measure: int = 5000         # games between measurements against a random player
     measure_games: int = 200
+    snapshot: int = 25000       # games between kept copies of the network (snapshots/), for learning curves
 
 
 class Trainer:
@@ -122,6 +124,8 @@ class Trainer:
                     f.write(f"{self.games},{self.seconds:.1f},{np.mean(self._errors):.6f},{rate}\n")
                 self._errors.clear()
                 self.save(folder / "checkpoint.npz")
+                if self.games % s.snapshot == 0:
+                    self.save(folder / "snapshots" / f"games-{self.games:09d}.npz")
                 if stop and stop():
                     return
 
@@ -141,7 +145,7 @@ class Trainer:
     def resume(cls, folder: Path) -> Trainer:
         """The run kept in ``folder`` (its ``checkpoint.npz``)."""
         net = Network.load(folder / "checkpoint.npz")
-        settings = Settings(**net.meta["settings"])
+        settings = Settings(**net.meta["settings"])  # (settings added since keep their defaults)
         return cls(settings, net)
 
 
