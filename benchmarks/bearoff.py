@@ -33,13 +33,13 @@ def main() -> None:
         "/usr/games/makebearoff" if Path("/usr/games/makebearoff").exists() else None)
     print(f"{'points':>6} {'positions':>11} {'gnubg s':>9} {'nardtools s':>12} {'ratio':>7}")
     for points in args.points:
-        ours = min(_time(lambda: BearoffDatabase.build(points)) for _ in range(args.repeat))
+        ours = min(_time(lambda points=points: BearoffDatabase.build(points)) for _ in range(args.repeat))
         theirs = None
         if makebearoff and points <= 10:
             with tempfile.TemporaryDirectory() as tmp:
                 out = str(Path(tmp) / f"os{points}.bd")
-                theirs = min(_time(lambda: subprocess.run([makebearoff, "-o", str(points), "-f", out],
-                                                          check=True, capture_output=True))
+                command = [makebearoff, "-o", str(points), "-f", out]
+                theirs = min(_time(lambda command=command: subprocess.run(command, check=True, capture_output=True))
                              for _ in range(args.repeat))
         ratio = f"{ours / theirs:.2f}x" if theirs else "-"
         shown = f"{theirs:.1f}" if theirs else "-"

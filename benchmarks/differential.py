@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.differential import cases, configurations, judgements_agree, plays_agree  # noqa: E402
+from tests.differential import cases, configurations, judgements_agree, plays_agree
 
 
 def run(job: tuple[str, int, int]) -> tuple[str, int, int]:

@@ -186,7 +186,7 @@ def speed() -> None:
         took = time.perf_counter() - began
         note = "" if done.returncode == 0 else f" (exit {done.returncode}: {done.stderr.strip()[:80]})"
         print(f"| {what} | {took:.2f}{note} |", flush=True)
-    turns = subprocess.run(exe + ["analyse", record, "--game", "1", "--format", "json", "-q"], capture_output=True,
+    turns = subprocess.run([*exe, "analyse", record, "--game", "1", "--format", "json", "-q"], capture_output=True,
                            text=True, check=False)
     if turns.returncode == 0:
         import json

@@ -91,7 +91,7 @@ def main() -> None:
         if gnubg:
             t, _ = gnubg_import(gnubg, [], args.repeat)
             print(f"{'gnubg 1.07 start-up (empty command file)':<58} {t:>8.3f} {'-':>9}")
-        t, _ = best(nard + [str(empty)], args.repeat, env=env)
+        t, _ = best([*nard, str(empty)], args.repeat, env=env)
         print(f"{'nardtools validate start-up (empty folder)':<58} {t:>8.3f} {'-':>9}")
         for label, folder in archives:
             files = sorted(str(p) for p in folder.rglob("*") if p.suffix in (".mat", ".txt"))
@@ -101,7 +101,7 @@ def main() -> None:
                 name = f"gnubg import mat, {label} ({len(files)} files, {warnings} warnings)"
                 print(f"{name:<58} {anchor:>8.3f} {'1.00x':>9}")
             for jobs in sorted({1, cores}):
-                t, _ = best(nard + ["-j", str(jobs), str(folder)], args.repeat, env=env)
+                t, _ = best([*nard, "-j", str(jobs), str(folder)], args.repeat, env=env)
                 ratio = f"{t / anchor:.2f}x" if anchor else "-"
                 name = f"nardtools validate, {label}, {jobs} worker{'s' if jobs > 1 else ''}"
                 print(f"{name:<58} {t:>8.3f} {ratio:>9}")
@@ -109,7 +109,7 @@ def main() -> None:
         count = long_archive(long_games, args.long_games)
         if count:
             for jobs in sorted({1, cores}):
-                t, _ = best(nard + ["-j", str(jobs), str(long_games)], args.repeat, env=env)
+                t, _ = best([*nard, "-j", str(jobs), str(long_games)], args.repeat, env=env)
                 name = f"nardtools validate, Long Nardy, {count:,} games, {jobs} worker{'s' if jobs > 1 else ''}"
                 print(f"{name:<58} {t:>8.3f} {count / t:>8,.0f} games/s")
     if not gnubg:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 CORE: ModuleType | None = None
 if os.environ.get("NARDTOOLS_ENGINE", "") != "reference":
     try:
-        from . import _core as CORE  # noqa: N811 - the module, by its role
+        from . import _core as CORE
     except ImportError:  # pragma: no cover - built without a C compiler
         CORE = None
 

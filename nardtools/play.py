@@ -29,6 +29,7 @@ wait for other checkers):
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -157,7 +158,7 @@ def _parse_chain(chain: str, text: str, start: int) -> list[Step]:
         points.append((_parse_point(word.rstrip("*"), text, col), hit))
         col += len(word) + 1
     steps = []
-    for (a, _), (b, hit) in zip(points, points[1:]):
+    for (a, _), (b, hit) in itertools.pairwise(points):
         if b >= a:
             raise InvalidPlayError(
                 f"move {point_text(a)}/{point_text(b)} in play {text!r} does not go forward"

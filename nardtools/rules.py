@@ -109,7 +109,7 @@ class Rules:
     hyphens (``block-check``); the attributes use underscores.
     """
 
-    game: GameKind = _opt(GameKind.BACKGAMMON, "board geometry: backgammon or long", "RULES.md")
+    game: GameKind = _opt(GameKind.BACKGAMMON, "board geometry: backgammon or long", "RULES.md")  # noqa: RUF009
     start: str = _opt("backgammon", "starting layout", "000 glossary, 001 list")
     hitting: bool = _opt(True, "a blot can be hit and sent to the bar", "004")
     hit_after_home: bool = _opt(
@@ -402,7 +402,7 @@ for _rs in [
 
 #: What the functions that judge plays accept as rules: the options, a
 #: ruleset, its name, or ``None`` for the usual ruleset of the position's game.
-RulesLike = Union[Rules, Ruleset, str, None]
+RulesLike = Union[Rules, Ruleset, str, None]  # noqa: UP007 - a runtime alias, read by Python 3.10 too
 
 #: The ruleset a position is judged by when none is named.
 DEFAULT_RULESET = {GameKind.BACKGAMMON: "backgammon", GameKind.LONG: "long"}

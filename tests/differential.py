@@ -86,7 +86,7 @@ def _wrong(play: Play, rng: random.Random) -> list[str]:
                 out.append(" ".join(f"{x.source}/{x.target}" if j != i else f"{s.source}/{t}"
                                     for j, x in enumerate(steps)))
         out.append(" ".join(f"{x.source}/{x.target}" for j, x in enumerate(steps) if j != i))
-        out.append(" ".join(f"{x.source}/{x.target}" for x in steps + [s]))
+        out.append(" ".join(f"{x.source}/{x.target}" for x in [*steps, s]))
     out.append(f"{rng.randint(2, 25)}/{rng.randint(0, 1)}")
     return out
 

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = ["rules", "moves", "check", "selfplay", "validate", "convert", "pips", "race", "bearoff"]
 
 
-@pytest.mark.parametrize("command", COMMANDS + ["bearoff build", "bearoff show"])
+@pytest.mark.parametrize("command", [*COMMANDS, "bearoff build", "bearoff show"])
 def test_help_on_every_command(command):
     result = runner.invoke(app, [*command.split(), "--help"])
     assert result.exit_code == 0

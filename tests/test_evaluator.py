@@ -156,7 +156,7 @@ def test_weights_files_are_checked(tmp_path):
     with pytest.raises(AnalysisError, match="no such weights file"):
         Network.load(tmp_path / "none.npz")
     (tmp_path / "junk.npz").write_bytes(b"not a zip at all")
-    with pytest.raises(AnalysisError, match="junk.npz: not a nardtools weights file"):
+    with pytest.raises(AnalysisError, match=r"junk\.npz: not a nardtools weights file"):
         Network.load(tmp_path / "junk.npz")
     net = Network.random("long", 8, 1)
     broken = Network("long", net.w1[:10], net.b1, net.w2, net.b2, net.meta)

@@ -68,11 +68,11 @@ def test_legal_play_sets_match_gnubg_on_random_games():
 
 
 def test_nackgammon_legal_play_sets_match_gnubg():
-    compared, mismatches = compare(2_000, seed=7, rules=NACK)
+    _compared, mismatches = compare(2_000, seed=7, rules=NACK)
     assert mismatches == []
 
 
 @pytest.mark.slow
 def test_legal_play_sets_match_gnubg_many():
-    compared, mismatches = compare(200_000, seed=1)
+    _compared, mismatches = compare(200_000, seed=1)
     assert mismatches == []

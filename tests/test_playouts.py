@@ -12,7 +12,7 @@ from nardtools.rules import rulesets
 
 from .differential import VARIANTS
 
-RULESETS = [rs for rs in rulesets()] + [find_ruleset(name).with_options(options) for name, options in VARIANTS] + [
+RULESETS = list(rulesets()) + [find_ruleset(name).with_options(options) for name, options in VARIANTS] + [
     find_ruleset("gulbara").with_options({"remainder": "opponent"}),
     find_ruleset("crazy-gulbara").with_options({"remainder": "opponent", "crazy-doubles": "four-times"}),
     find_ruleset("short-academic").with_options({"auto-doubles": "3"}),
@@ -53,7 +53,7 @@ def test_a_changed_play_is_caught_by_the_replay():
     game = playouts(rs, 1, seed=4, trace=True)[0]
     i = next(i for i, ev in enumerate(game.events) if ev[0] == EV_PLAY and ev[1] > 3)
     kind, n, k, _ = game.events[i]
-    wrong = game.events[:i] + ((kind, n + 1, k, 0),) + game.events[i + 1:]
+    wrong = (*game.events[:i], (kind, n + 1, k, 0), *game.events[i + 1:])
     assert "legal plays" in replay_playout(rs, type(game)(game.winner, game.kind, game.points, game.turns, wrong))
 
 

@@ -8,8 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nardtools import ALL_ROLLS, Play, Position, Roll, check_play, find_ruleset, legal_plays
-from nardtools import Step
+from nardtools import ALL_ROLLS, Play, Position, Roll, Step, check_play, find_ruleset, legal_plays
 from nardtools.engine import _generate, _Turn
 from nardtools.playout import random_game
 from nardtools.position import Status, position_status

@@ -87,7 +87,7 @@ def test_one_sided_formula_worst_case_is_the_documented_one() -> None:
     is the worst case of the formula among positions of up to six checkers."""
     from nardtools.analysis.twosided import one_sided_error
 
-    diff, mover, opponent, one, exact = one_sided_error(6)
+    _diff, mover, opponent, one, exact = one_sided_error(6)
     assert (mover, opponent) == ((0, 0, 2, 2, 2, 0), (3, 2, 1, 0, 0, 0))
     assert round(one, 5) == 0.22232 and exact == pytest.approx(0.236266, abs=1e-6)
 

@@ -3,6 +3,7 @@ that failed before the change, and a matrix of bad inputs runs every command."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -27,7 +28,7 @@ GULBARA = ROOT / "examples" / "variants" / "gulbara-3pt-seed10.nrd"
 TEACHING = ROOT / "examples" / "teaching" / "long-annotated.nrd"
 
 
-def run(*args: str, input: str | bytes | None = None):  # noqa: A002 - as CliRunner names it
+def run(*args: str, input: str | bytes | None = None):
     result = runner.invoke(app, list(args), input=input)
     assert "Traceback" not in result.stdout + result.stderr
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
@@ -196,7 +197,7 @@ def test_an_interrupted_command_exits_with_one_line(sig, code):
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     assert process.stdout is not None and process.stdout.readline()  # it is playing
     os.killpg(process.pid, sig)
-    out, err = process.communicate(timeout=30)
+    _out, err = process.communicate(timeout=30)
     assert process.returncode == code
     assert "Traceback" not in err and err.strip().startswith("Error:")
 
@@ -543,7 +544,7 @@ def _overlapping_ticks(fig, ax) -> bool:
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     boxes = [t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
-    return any(a.overlaps(b) for a, b in zip(boxes, boxes[1:]))
+    return any(a.overlaps(b) for a, b in itertools.pairwise(boxes))
 
 
 def test_plots_are_readable(tmp_path, monkeypatch):

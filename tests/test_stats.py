@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from nardtools.errors import AnalysisError
 from nardtools.analysis.plots import plot_dice, plot_openings, plot_outcomes, save_figure, wilson
 from nardtools.analysis.stats import SCHEMAS, chi2_sf, collect, dice_row, file_stats
 from nardtools.cli import app
+from nardtools.errors import AnalysisError
 from nardtools.notation.replay import replay_match
 from nardtools.notation.validate import expand_paths, read_record
 
@@ -91,7 +91,7 @@ def test_chi_square_and_dice_rows() -> None:
     assert row["rolls"] == 20000 and sum(row[f"face{f}"] for f in range(1, 7)) == 40000
     assert row["face_p_value"] > 0.001 and row["roll_p_value"] > 0.001
     assert row["doubles_rate"] == pytest.approx(1 / 6, abs=0.01)
-    loaded = Counter({k: v for k, v in fair.items()})
+    loaded = Counter(dict(fair.items()))
     loaded["66"] += 300  # a die that likes sixes
     assert dice_row("loaded", loaded)["face_p_value"] < 1e-6
     assert dice_row("nobody", Counter())["rolls"] == 0

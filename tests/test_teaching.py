@@ -88,7 +88,7 @@ def test_board_image_draws_every_checker_and_arrow(tmp_path: Path) -> None:
         assert path.read_bytes().startswith(magic)
     long_path = save_board(tmp_path / "long.png", Setup(Position.start("long"), dice=(6, 5)))
     assert long_path.stat().st_size > 10_000
-    with pytest.raises(ValueError, match="png or .svg"):
+    with pytest.raises(ValueError, match=r"png or \.svg"):
         save_board(tmp_path / "b.jpg", setup)
 
 

@@ -8,6 +8,10 @@ import random
 import pytest
 
 from nardtools import Position, Roll, Violation, check_play, find_ruleset, legal_plays
+from nardtools.dice import Dice
+from nardtools.game import Game, Phase
+from nardtools.notation.native import read_native
+from nardtools.notation.replay import replay_match
 from nardtools.outcome import classify, points_for
 from nardtools.playout import random_game
 
@@ -79,11 +83,6 @@ def test_variant_games_play_to_the_end(ruleset, layout):
 
 
 # --- gul-bara (seed 001) -------------------------------------------------------
-
-from nardtools.dice import Dice  # noqa: E402
-from nardtools.game import Game, Phase  # noqa: E402
-from nardtools.notation.native import read_native  # noqa: E402
-from nardtools.notation.replay import replay_match  # noqa: E402
 
 
 def test_gulbara_unplayable_dice_are_played_by_the_opponent():

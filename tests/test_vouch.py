@@ -16,18 +16,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nardtools import ALL_ROLLS, check_play, find_ruleset, legal_plays
-from nardtools.notation import validate
-from nardtools.notation.mat import gnubg_play
-from nardtools.outcome import classify, points_for
-from nardtools.playout import random_game
-
+from nardtools import ALL_ROLLS, find_ruleset, legal_plays
 from nardtools.core import CORE
-from nardtools.errors import InvalidPlayError
 from nardtools.engine import _judge
-from nardtools.notation.mat import export_mat
+from nardtools.errors import InvalidPlayError
+from nardtools.notation import validate
+from nardtools.notation.mat import export_mat, gnubg_play
 from nardtools.notation.replay import replay_match
-from nardtools.playout import random_match
+from nardtools.outcome import classify, points_for
+from nardtools.playout import random_game, random_match
 from nardtools.rules import rulesets
 
 pytestmark = pytest.mark.skipif(CORE is None, reason="the compiled core is not built (see test_core)")
@@ -239,7 +236,7 @@ def test_each_play_is_judged_as_check_play_judges_it(seed, start):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**32 - 1), st.sampled_from([rs.name for rs in rulesets()
-                                                    if not rs.rules.remainder == "opponent"]))
+                                                    if rs.rules.remainder != "opponent"]))
 def test_random_matches_of_every_ruleset_are_vouched_for(seed, ruleset):
     """A .mat record of a random match of any ruleset (Long Nardy included) is
     vouched for with the replay's counts; corrupted, it agrees or is handed back."""

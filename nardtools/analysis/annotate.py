@@ -33,9 +33,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..engine import legal_plays
+from ..notation.replay import ReplayedGame
 from ..play import Step
 from ..position import Position
-from ..notation.replay import ReplayedGame
 from .pips import is_race
 from .race import fits, race_odds
 

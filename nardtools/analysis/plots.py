@@ -17,8 +17,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..errors import AnalysisError
 from .._io import write_atomically
+from ..errors import AnalysisError
 
 KINDS = ("pips", "dice", "outcomes", "openings")
 

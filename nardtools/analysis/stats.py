@@ -32,8 +32,8 @@ from typing import IO, Any, Callable, Iterable, Iterator, Sequence
 
 from ..dice import ALL_ROLLS
 from ..errors import AnalysisError, NardtoolsError
-from ..outcome import OutcomeKind
 from ..notation.replay import ReplayedMatch
+from ..outcome import OutcomeKind
 from .annotate import annotate_game
 
 #: Column name -> pandas dtype, for every table (``docs/stats.md`` explains them).
@@ -161,7 +161,7 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: s
         return out
     except (OSError, UnicodeError, NardtoolsError) as e:
         return FileStats(str(path), unreadable=str(e))
-    except Exception as e:  # noqa: BLE001 - a bug must not stop the batch either: report it
+    except Exception as e:
         return FileStats(str(path), unreadable=f"internal error ({type(e).__name__}: {e}); please report it")
 
 
@@ -446,7 +446,7 @@ class TableSink:
         else:
             rows = turns.rows()
             if self._file is None:
-                self._file = open(self.tmp, "w", encoding="utf-8", newline="")
+                self._file = open(self.tmp, "w", encoding="utf-8", newline="")  # noqa: SIM115 - open across writes
                 if self.fmt == "csv":
                     self._file.write(",".join(self.columns) + "\n")
                 else:
@@ -687,7 +687,7 @@ class Archive:
 
         def row(name: str) -> dict[str, Any]:
             if name not in rows:
-                rows[name] = {c: 0 for c in SCHEMAS["players"]}
+                rows[name] = dict.fromkeys(SCHEMAS["players"], 0)
                 rows[name]["player"] = name
             return rows[name]
 
@@ -737,7 +737,7 @@ class Archive:
 
     def dice_rows(self) -> list[dict[str, Any]]:
         rows = [dice_row(name, counter) for name, counter in sorted(self.rolls.items())]
-        return rows + [dice_row("(all)", self.all_rolls())]
+        return [*rows, dice_row("(all)", self.all_rolls())]
 
     def frame(self, table: str) -> Any:
         """One table as a pandas DataFrame with the documented dtypes."""
@@ -857,7 +857,7 @@ def run_local(files: Sequence[str], *, turns: bool = False, race_points: int = 6
                 pending.append(pool.submit(work, path))
             else:
                 pending.append(partial(work, path, on_turns=on_turns))
-            while pending and (len(pending) > 2 * jobs or not callable(pending[0]) and pending[0].done()):
+            while pending and (len(pending) > 2 * jobs or (not callable(pending[0]) and pending[0].done())):
                 first = pending.popleft()
                 yield first() if callable(first) else first.result()
         for left in pending:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import signal
 import sys
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -38,7 +38,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main_callback(
-    version: Annotated[Optional[bool], typer.Option(
+    version: Annotated[bool | None, typer.Option(
         "--version", callback=_version, is_eager=True, help="Show the version and exit.")] = None,
 ) -> None:
     """Validate, analyse and teach recorded games of Long Nardy and backgammon."""

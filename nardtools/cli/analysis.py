@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -77,20 +77,20 @@ def race_command(
     game: GameOpt = None,
     turn: TurnOpt = None,
     player: PlayerOpt = None,
-    rules: Annotated[Optional[str], typer.Option("--rules", "-r", help="Ruleset whose scoring table "
+    rules: Annotated[str | None, typer.Option("--rules", "-r", help="Ruleset whose scoring table "
                      "values the outcomes and whose cube the verdicts are for (default: the game's usual "
                      "one, or the record's).")] = None,
     trials: Annotated[int, typer.Option(min=100, max=10_000_000, help="One-sided rollout trials for "
                       "sides outside the bear-off database.")] = 2000,
-    race_db: Annotated[Optional[int], typer.Option("--race-db", min=2, max=12, help="Bear-off database "
+    race_db: Annotated[int | None, typer.Option("--race-db", min=2, max=12, help="Bear-off database "
                        "points (default: the smallest cached one both sides fit, else 6).")] = None,
-    cube_owner: Annotated[Optional[CubeOwner], typer.Option("--cube-owner", help="For the money hint: "
+    cube_owner: Annotated[CubeOwner | None, typer.Option("--cube-owner", help="For the money hint: "
                           "the cube centred or owned by the side on roll (default: from the position).")] = None,
     x: Annotated[float, typer.Option("--cube-efficiency", "-x", min=0.0, max=1.0, help="Janowski's cube "
              "efficiency for the money hint.")] = 0.68,
-    met: Annotated[Optional[Path], typer.Option("--met", help="A match equity table (CSV, see "
+    met: Annotated[Path | None, typer.Option("--met", help="A match equity table (CSV, see "
                    "docs/race.md) for the match hint (default: Kazaross-XG2).")] = None,
-    plot: Annotated[Optional[Path], typer.Option("--plot", help="Draw the distributions to this "
+    plot: Annotated[Path | None, typer.Option("--plot", help="Draw the distributions to this "
                     ".png or .svg file.")] = None,
     two_sided: Annotated[bool, typer.Option("--two-sided", help="Also the exact two-sided P(win) "
                          "(both sides home with at most six checkers each; cubeless).")] = False,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -42,11 +42,11 @@ class Engine(str, enum.Enum):
 
 PathsArg = Annotated[list[Path], typer.Argument(help="Record files or folders (`-` for standard input).")]
 EngineOpt = Annotated[Engine, typer.Option("--engine", help="Run on local processes or a Dask cluster.")]
-SchedulerOpt = Annotated[Optional[str], typer.Option("--scheduler", help="Dask scheduler address "
+SchedulerOpt = Annotated[str | None, typer.Option("--scheduler", help="Dask scheduler address "
                                                      "(default: start a local cluster).")]
 RaceDbOpt = Annotated[int, typer.Option("--race-db", min=2, max=12, help="Bear-off database points "
                                         "for the exact race figures (built once and cached).")]
-AliasesOpt = Annotated[Optional[Path], typer.Option("--aliases", help="A file of `alias = name` lines: "
+AliasesOpt = Annotated[Path | None, typer.Option("--aliases", help="A file of `alias = name` lines: "
                                                     "one player under several names.")]
 CaseOpt = Annotated[bool, typer.Option("--ignore-case/--case-sensitive", help="Take names that differ "
                                        "only in case for one player.")]
@@ -92,17 +92,17 @@ def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine:
 def stats_command(
     paths: PathsArg,
     table: Annotated[StatsTable, typer.Option("--table", help="Which table.")] = StatsTable.games,
-    group_by: Annotated[Optional[list[str]], typer.Option("--group-by", help="Group rows by these "
+    group_by: Annotated[list[str] | None, typer.Option("--group-by", help="Group rows by these "
                         "columns (repeatable or comma-separated): counts and means.")] = None,
     fmt: Annotated[StatsFormat, typer.Option("--format", "-f", help="table on the terminal; csv, json "
                    "or parquet to --output (or stdout for csv/json).")] = StatsFormat.table,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write here (atomically).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here (atomically).")] = None,
     jobs: JobsOpt = 0,
     engine: EngineOpt = Engine.local,
     scheduler: SchedulerOpt = None,
     race_db: RaceDbOpt = 6,
     rows: Annotated[int, typer.Option("--rows", min=1, help="Rows shown on the terminal.")] = 40,
-    columns: Annotated[Optional[str], typer.Option("--columns", "-c", help="Comma-separated columns to "
+    columns: Annotated[str | None, typer.Option("--columns", "-c", help="Comma-separated columns to "
                        "show or write (default: all in files, the main ones on the terminal).")] = None,
     aliases: AliasesOpt = None,
     ignore_case: CaseOpt = True,

@@ -13,7 +13,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, Annotated, Callable, TypeVar
 
 import typer
 
@@ -48,13 +48,13 @@ class OutputFormat(str, enum.Enum):
 # ---------------------------------------------------------------------------
 # Options shared by several commands: one spelling, one short flag each.
 
-RulesOpt = Annotated[Optional[str], typer.Option(
+RulesOpt = Annotated[str | None, typer.Option(
     "--rules", "-r", help="Ruleset name or alias (see `nardtools rules`); default: the position's or "
     "the record's own.")]
-SetOpt = Annotated[Optional[list[str]], typer.Option(
+SetOpt = Annotated[list[str] | None, typer.Option(
     "--set", "-s", metavar="OPTION=VALUE", help="Override one rule option; repeatable.")]
 FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
-FirstTurnOpt = Annotated[Optional[bool], typer.Option(
+FirstTurnOpt = Annotated[bool | None, typer.Option(
     "--first-turn/--later-turn", help="Whether this is the side's first turn (Long Nardy head "
     "exception); inferred from the position when omitted.")]
 PositionArg = Annotated[str, typer.Argument(
@@ -62,15 +62,15 @@ PositionArg = Annotated[str, typer.Argument(
     "Nardy) or an XGID.")]
 SourceArg = Annotated[str, typer.Argument(
     help="A position (any notation) or a record file (`-` for standard input).")]
-GameOpt = Annotated[Optional[int], typer.Option("--game", "-g", min=1, help="Game number, for a record file.")]
-TurnOpt = Annotated[Optional[int], typer.Option(
+GameOpt = Annotated[int | None, typer.Option("--game", "-g", min=1, help="Game number, for a record file.")]
+TurnOpt = Annotated[int | None, typer.Option(
     "--turn", "-t", min=0, help="The position before this turn (default: after the last play).")]
-PlayerOpt = Annotated[Optional[int], typer.Option(
+PlayerOpt = Annotated[int | None, typer.Option(
     "--player", "-p", min=0, max=1, help="Which side's play of that turn (0 = first-named; default: the "
     "first in the record).")]
 JobsOpt = Annotated[int, typer.Option("--jobs", "-j", min=0, help="Worker processes, 0 = every core.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress or summary on stderr.")]
-EncodingOpt = Annotated[Optional[str], typer.Option(
+EncodingOpt = Annotated[str | None, typer.Option(
     "--encoding", "-e", help="Read records in this encoding (default: detected; see docs/format.md).")]
 
 
@@ -127,7 +127,7 @@ def command(app: typer.Typer, name: str, panel: str | None = None) -> Callable[[
                 raise typer.Exit(int(ExitCode.OK)) from None
             except OSError as e:
                 raise fail(os_error_text(e)) from None
-            except Exception as e:  # noqa: BLE001 - a bug: one line, not a traceback
+            except Exception as e:
                 if os.environ.get("NARDTOOLS_DEBUG"):
                     raise
                 raise fail(f"internal error in nardtools ({type(e).__name__}: {e}); please report it "

@@ -6,7 +6,7 @@ import enum
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any, Iterable, Optional
+from typing import Annotated, Any, Iterable
 
 import typer
 
@@ -36,7 +36,7 @@ def register(app: typer.Typer) -> None:
     command(app, "convert", PANEL)(convert_command)
 
 
-ReplayRulesOpt = Annotated[Optional[str], typer.Option(
+ReplayRulesOpt = Annotated[str | None, typer.Option(
     "--rules", "-r", help="Replay under this ruleset instead of the one the record names.")]
 
 
@@ -126,7 +126,7 @@ class RecordFormat(str, enum.Enum):
 def convert_command(
     source: Annotated[str, typer.Argument(help="A record file (`-` for standard input): " + _READS + ".")],
     target: Annotated[Path, typer.Argument(help="The file to write (written atomically).")],
-    to: Annotated[Optional[RecordFormat], typer.Option("--to", help="Output format "
+    to: Annotated[RecordFormat | None, typer.Option("--to", help="Output format "
                   "(default: from the target's ending, else nrd).")] = None,
     rules: ReplayRulesOpt = None,
     settings: SetOpt = None,

@@ -66,7 +66,7 @@ def render(frame: Any, *, title: str, rows: int, width: int) -> str:
                 console.print(f"{c:>{label}}: {values[col][i]}", soft_wrap=True)
     else:
         table = Table(title=f"{title} ({len(frame)} rows)", title_justify="left")
-        for c, col in zip(columns[:fit], shown.columns[:fit]):
+        for c in columns[:fit]:
             table.add_column(c, no_wrap=True, justify="right" if numeric[c] else "left",
                              overflow="fold" if numeric[c] else "ellipsis",
                              max_width=None if numeric[c] else max(len(c), MAX_TEXT))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -40,11 +40,11 @@ def show_command(
     player: PlayerOpt = None,
     rules: RulesOpt = None,
     unicode: UnicodeOpt = False,
-    image: Annotated[Optional[Path], typer.Option("--image", "-i", help="Also draw the board "
+    image: Annotated[Path | None, typer.Option("--image", "-i", help="Also draw the board "
                      "to this .png or .svg file.")] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the diagram to this "
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the diagram to this "
                       "file instead of the terminal.")] = None,
-    names: Annotated[Optional[str], typer.Option("--names", help="Players' names, 'FIRST,SECOND' "
+    names: Annotated[str | None, typer.Option("--names", help="Players' names, 'FIRST,SECOND' "
                      "(default: the record's).")] = None,
     encoding: EncodingOpt = None,
 ) -> None:
@@ -77,14 +77,14 @@ def show_command(
 def replay_command(
     record: Annotated[str, typer.Argument(help="A record file (`-` for standard input).")],
     game: GameOpt = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write one self-contained "
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write one self-contained "
                       "HTML page here.")] = None,
     tui: Annotated[bool, typer.Option("--tui", help="Step through on the terminal (Enter for the "
                    "next turn, q to quit).")] = False,
     persian: Annotated[bool, typer.Option("--persian", help="Name each roll in Persian too "
                        "(shesh-besh, du-shesh...).")] = False,
     unicode: UnicodeOpt = False,
-    rules: Annotated[Optional[str], typer.Option("--rules", "-r", help="Replay under this ruleset "
+    rules: Annotated[str | None, typer.Option("--rules", "-r", help="Replay under this ruleset "
                      "instead of the one the record names.")] = None,
     encoding: EncodingOpt = None,
     analyse: Annotated[bool, typer.Option("--analyse", help="Add the evaluator's verdict on every turn: "

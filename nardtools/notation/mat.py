@@ -29,9 +29,9 @@ from ..errors import InvalidPositionError
 from ..play import Play
 from .ids import Setup, read_snowie, read_xgid, snowie, xg_position
 from .record import AUTO_DOUBLES, MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError
-from .source import MAX_LINE, Overlong
 from .sniff import MAT_HEADER as _HEADER
 from .sniff import decode, looks_like_mat  # noqa: F401 - part of this module's interface
+from .source import MAX_LINE, Overlong
 
 _GAME = re.compile(r"^\s*Game\s+(\d{1,9})\s*$", re.IGNORECASE)
 # (names are stripped after the match: spaces both beside a name and in it made this cubic on long lines)
@@ -176,7 +176,7 @@ def _read_line(line: str, lineno: int, game: GameRecord, record: MatchRecord) ->
                 f"unrecognised text {body[body_start:].strip()!r}: expected dice such as '64:' "
                 f"or a cube or result word", path=record.path, line=lineno, col=col, source_line=line))
         return
-    cells = [(s, body[s:e].strip()) for s, e in zip(starts, starts[1:] + [len(body)])]
+    cells = [(s, body[s:e].strip()) for s, e in zip(starts, [*starts[1:], len(body)])]
     kinds = [_cell_kind(text) for _, text in cells]
     for i, ((start, text), kind) in enumerate(zip(cells, kinds)):
         if i == 0 and len(cells) >= 2:

@@ -29,8 +29,8 @@ from ..dice import Roll
 from ..errors import InvalidPositionError
 from ..position import Position
 from .record import AUTO_DOUBLES, MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError
-from .source import MAX_LINE, Overlong
 from .sniff import looks_native  # noqa: F401 - part of this module's interface
+from .source import MAX_LINE, Overlong
 
 if TYPE_CHECKING:
     import pyparsing as pp
@@ -212,14 +212,14 @@ def _actions(nodes: Sequence[Any], chunk: str, first_line: int,
             if leading or not actions:
                 pending.append(node[2].strip())
             else:
-                actions[-1] = dataclasses.replace(actions[-1], after=actions[-1].after + (node[2].strip(),))
+                actions[-1] = dataclasses.replace(actions[-1], after=(*actions[-1].after, node[2].strip()))
             continue
         leading = False
         if kind == "glyph" and actions:
-            actions[-1] = dataclasses.replace(actions[-1], glyphs=actions[-1].glyphs + (node[2],))
+            actions[-1] = dataclasses.replace(actions[-1], glyphs=(*actions[-1].glyphs, node[2]))
         elif kind == "variation" and actions:
             alternative, _ = _actions(node[2], chunk, first_line, record)
-            actions[-1] = dataclasses.replace(actions[-1], variations=actions[-1].variations + (tuple(alternative),))
+            actions[-1] = dataclasses.replace(actions[-1], variations=(*actions[-1].variations, tuple(alternative)))
         elif kind == "roll":
             side, dice, play = node[2], node[3], node[4]
             play_col = col + chunk[loc:].find(dice) + len(dice) + 1
@@ -263,7 +263,7 @@ def _actions(nodes: Sequence[Any], chunk: str, first_line: int,
 # Writing
 
 def _tags_in_order(tags: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-    known = {k: v for k, v in tags}
+    known = dict(tags)
     out = [(k, known[k]) for k in TAG_ORDER if k in known]
     out += [(k, v) for k, v in tags if k not in TAG_ORDER and k != "Result"]
     out.append(("Result", known.get("Result", "*")))

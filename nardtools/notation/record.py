@@ -14,7 +14,6 @@ from ..dice import Roll
 from ..errors import NardtoolsError
 from ..position import Position
 
-
 #: Syntax problems a reader reports in one file before it stops reading it.
 MAX_ERRORS = 1000
 
@@ -74,7 +73,7 @@ class Action:
     before: tuple[str, ...] = ()  # comments before the action
     after: tuple[str, ...] = ()  # comments after it
     glyphs: tuple[str, ...] = ()  # annotation glyphs: ! ? !! ?? !? ?!
-    variations: tuple[tuple["Action", ...], ...] = ()  # alternatives from the position before it
+    variations: tuple[tuple[Action, ...], ...] = ()  # alternatives from the position before it
     board: Position | None = None  # SET_BOARD: the position from then on; its ``player`` rolls next
 
 

@@ -20,11 +20,10 @@ from ..game import Game, Phase
 from ..outcome import BACKGAMMON_KINDS, LONG_KINDS
 from ..play import Play
 from ..position import PLAYER_NAMES, Position
-from ..rules import Ruleset, find_ruleset
+from ..rules import Ruleset
 from .ids import Setup
 from .record import AUTO_DOUBLES, Action, ActionKind, GameRecord, MatchRecord
 from .tags import VARIATIONS, tags_ruleset  # noqa: F401 - VARIATIONS is part of this module's interface
-
 
 
 @dataclass(frozen=True)

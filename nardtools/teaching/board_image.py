@@ -20,11 +20,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from ..errors import AnalysisError
 from .._io import write_atomically
+from ..errors import AnalysisError
+from ..notation.ids import Setup
 from ..play import Play
 from ..position import BAR, GameKind, Position
-from ..notation.ids import Setup
 from .diagram import MARKS
 
 if TYPE_CHECKING:

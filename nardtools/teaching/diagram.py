@@ -45,8 +45,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..position import GameKind, Position
 from ..notation.ids import Setup, game_id
+from ..position import GameKind, Position
 
 #: The letter each player's checkers are drawn with, in every frame: GNU
 #: Backgammon's (the record's first player, player 0, is ``O``).
