@@ -10,7 +10,6 @@ from typing import Sequence
 from nardtools.notation.ids import Setup
 
 HERE = Path(__file__).resolve().parent
-CORPUS = HERE.parent.parent / "shared" / "corpus"
 GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if Path("/usr/games/gnubg").exists() else None)
 
 _HEAD = " GNU Backgammon  Position ID:"

@@ -15,8 +15,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from .corpus import CORPUS
+
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
 
 _NUMBER = re.compile(rb"\d+")
 _MARKUP = [b"[", b"]", b"{", b"}", b"(", b")", b'"', b"\\", b"/", b"*", b":", b";", b"#", b"=>",

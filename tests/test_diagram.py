@@ -15,7 +15,8 @@ from nardtools.notation.replay import replay_match
 from nardtools.notation.validate import read_record
 from nardtools.teaching.diagram import diagram
 
-from .gnubg_oracle import CORPUS, GNUBG, gnubg_show_board
+from .corpus import CORPUS, needs_corpus
+from .gnubg_oracle import GNUBG, gnubg_show_board
 
 GOLDEN = Path(__file__).resolve().parent / "fixtures" / "diagrams"
 
@@ -69,7 +70,7 @@ def test_diagram_equals_gnubg_golden(path: Path) -> None:
     assert diagram(setup, names) == board
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
+@needs_corpus
 def test_goldens_are_the_corpus_positions() -> None:
     """The goldens' setups are what replaying the corpus gives today."""
     expected = [(source, str(setup), names) for source, setup, names in corpus_setups()]

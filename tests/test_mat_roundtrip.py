@@ -18,8 +18,10 @@ from nardtools.notation.replay import replay_match
 from nardtools.notation.validate import expand_paths
 from nardtools.playout import random_match
 
+from .corpus import CORPUS, needs_corpus
+
 HERE = Path(__file__).resolve().parent
-CORPUS = HERE.parent.parent / "shared" / "corpus"
+
 GNUBG = shutil.which("gnubg") or ("/usr/games/gnubg" if Path("/usr/games/gnubg").exists() else None)
 
 
@@ -39,7 +41,7 @@ def corpus_files():
     return expand_paths([CORPUS]) if CORPUS.is_dir() else []
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
+@needs_corpus
 def test_corpus_round_trip_keeps_everything():
     for path in corpus_files():
         first = replay_match(read_mat_file(path))

@@ -15,10 +15,10 @@ from nardtools.notation.replay import replay_match
 from nardtools.notation.validate import expand_paths
 from nardtools.playout import random_match
 
+from .corpus import CORPUS, needs_corpus
 from .test_mat_roundtrip import summary
 
 HERE = Path(__file__).resolve().parent
-CORPUS = HERE.parent.parent / "shared" / "corpus"
 
 TEACHING = '''[Game "long"]
 [Ruleset "long"]
@@ -73,7 +73,7 @@ def test_native_round_trip_is_identical(ruleset):
     assert write_native(read_native(first)) == first
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
+@needs_corpus
 def test_mat_native_mat_keeps_every_move_cube_action_and_score():
     for path in expand_paths([CORPUS]):
         original = replay_match(read_mat_file(path))

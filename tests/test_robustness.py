@@ -20,6 +20,8 @@ from nardtools import IllegalPlayError, InvalidPositionError, Position, Roll, ch
 from nardtools.cli import app
 from nardtools.errors import NardtoolsError, RulesetError
 
+from .corpus import CORPUS
+
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "gnubg-standard-5-90001.mat"
@@ -328,9 +330,9 @@ def test_what_mat_cannot_hold_is_an_error_or_a_note(tmp_path):
 
 
 def test_studio_tags_survive_conversion_to_native(tmp_path):
-    studio = next((ROOT.parent / "shared" / "corpus" / "bglab-llabba").glob("*Backgammon Studio*.txt"), None)
+    studio = next((CORPUS / "bglab-llabba").glob("*Backgammon Studio*.txt"), None)
     if studio is None:
-        pytest.skip("../shared/corpus not found")
+        pytest.skip(f"no corpus at {CORPUS} (set NARDTOOLS_CORPUS)")
     out = tmp_path / "s.nrd"
     assert run("convert", str(studio), str(out)).exit_code == 0
     text = out.read_text()

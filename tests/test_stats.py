@@ -20,14 +20,16 @@ from nardtools.errors import AnalysisError
 from nardtools.notation.replay import replay_match
 from nardtools.notation.validate import expand_paths, read_record
 
+from .corpus import CORPUS, needs_corpus
+
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
+
 FIXTURE = ROOT / "tests" / "fixtures" / "gnubg-standard-5-90001.mat"
 runner = CliRunner()
 MULTIPLIER = {"single": 1, "gammon": 2, "backgammon": 3}
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
+@needs_corpus
 def test_games_table_agrees_with_the_records() -> None:
     archive = collect([CORPUS], jobs=2)
     files = expand_paths([CORPUS])
@@ -165,7 +167,7 @@ def test_plots_png_and_svg(tmp_path: Path) -> None:
     assert low < 0.5 < high and math.isclose(low + high, 1.0)
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
+@needs_corpus
 def test_dask_path_gives_the_same_tables() -> None:
     pytest.importorskip("dask.distributed")
     from dask.distributed import Client, LocalCluster

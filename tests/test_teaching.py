@@ -16,6 +16,8 @@ from nardtools.notation.validate import read_record
 from nardtools.teaching.board_image import _R, board_figure, save_board
 from nardtools.teaching.replay import describe, replay_terminal
 
+from .corpus import CORPUS, needs_corpus
+
 ROOT = Path(__file__).resolve().parent.parent
 ANNOTATED = ROOT / "examples" / "teaching" / "long-annotated.nrd"
 runner = CliRunner()
@@ -52,13 +54,13 @@ def test_race_figures_hand_checked() -> None:
     assert e2 is not None and e2[1] == pytest.approx(4 / 36)  # only doubles 3-3..6-6 bear off 6,6
 
 
-@pytest.mark.skipif(not (ROOT.parent / "shared" / "corpus").is_dir(), reason="../shared/corpus not present")
+@needs_corpus
 def test_race_figures_on_gnubg_bear_offs() -> None:
     """gnubg's own bear-off plays, judged by our exact race figures: the
     identities hold, and gnubg (which plays these from its own database)
     almost never loses race equity."""
     errors = []
-    for path in sorted((ROOT.parent / "shared" / "corpus" / "gnubg-selfplay").glob("gnubg-standard-*.mat"))[:8]:
+    for path in sorted((CORPUS / "gnubg-selfplay").glob("gnubg-standard-*.mat"))[:8]:
         for game in replay_match(read_record(path)).games:
             for n in annotate_game(game):
                 if not n.race_exact:

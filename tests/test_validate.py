@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from nardtools.cli import app
@@ -14,9 +13,11 @@ from nardtools.notation.mat import read_mat
 from nardtools.notation.replay import replay_match, replay_text
 from nardtools.notation.validate import expand_paths, validate_paths
 
+from .corpus import CORPUS, needs_corpus
+
 HERE = Path(__file__).resolve().parent
 FIXTURE = HERE / "fixtures" / "gnubg-standard-5-90001.mat"  # gnubg 1.07 self-play, 4 games
-CORPUS = HERE.parent.parent / "shared" / "corpus"
+
 runner = CliRunner()
 
 
@@ -136,7 +137,7 @@ def test_validate_command_json(tmp_path):
     assert set(f) >= {"path", "format", "games", "errors"} and f["format"] == "mat"
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
+@needs_corpus
 def test_whole_corpus_validates_with_no_errors():
     files = expand_paths([CORPUS])
     assert len(files) >= 100
@@ -146,7 +147,7 @@ def test_whole_corpus_validates_with_no_errors():
     assert sum(r.games for r in reports) > 700
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
+@needs_corpus
 def test_corpus_winners_and_points_agree_with_the_records():
     for path in expand_paths([CORPUS / "gnubg-selfplay"]):
         replayed = replay_match(read_mat(Path(path).read_text(), path))

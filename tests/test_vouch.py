@@ -27,6 +27,8 @@ from nardtools.outcome import classify, points_for
 from nardtools.playout import random_game, random_match
 from nardtools.rules import rulesets
 
+from .corpus import CORPUS
+
 pytestmark = pytest.mark.skipif(CORE is None, reason="the compiled core is not built (see test_core)")
 
 
@@ -36,9 +38,9 @@ def quick(data: bytes) -> tuple[int, int, int] | None:
     return None if report is None else (report.games, report.complete_games, report.turns)
 
 HERE = Path(__file__).resolve().parent
-CORPUS = HERE.parent.parent / "shared" / "corpus"
+
 FILES = sorted(p for p in CORPUS.glob("*/*") if p.suffix in (".mat", ".txt"))
-needs_corpus = pytest.mark.skipif(not FILES, reason="../shared/corpus not found")
+needs_corpus = pytest.mark.skipif(not FILES, reason=f"no corpus at {CORPUS} (set NARDTOOLS_CORPUS)")
 
 
 def reference(data: bytes) -> tuple[int, int, int] | None:
