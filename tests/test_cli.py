@@ -207,3 +207,20 @@ def test_package_exports_are_lazy_and_complete():
     assert not {"nardtools.engine", "numpy"} & modules_after("import nardtools")
     for name in nardtools.__all__:
         assert getattr(nardtools, name) is not None
+
+
+def test_a_short_flag_means_one_thing_in_every_command():
+    import typer
+
+    flags: dict[str, set[str]] = {}
+
+    def walk(command) -> None:  # type: ignore[no-untyped-def]
+        for sub in getattr(command, "commands", {}).values():
+            walk(sub)
+        for param in getattr(command, "params", []):
+            longs = [o for o in param.opts + param.secondary_opts if o.startswith("--")]
+            for short in (o for o in param.opts + param.secondary_opts if o[:1] == "-" and o[:2] != "--"):
+                flags.setdefault(short, set()).add(longs[0] if longs else param.name)
+
+    walk(typer.main.get_command(app))
+    assert flags and all(len(meaning) == 1 for meaning in flags.values()), flags

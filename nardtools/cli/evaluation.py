@@ -151,7 +151,7 @@ def hint_command(
     position: SourceArg,
     dice: Annotated[str, typer.Argument(help="The roll, e.g. 64.")],
     ply: PlyOpt = 0,
-    top: Annotated[int, typer.Option("--top", "-n", min=1, help="Show the best K plays.")] = 10,
+    top: Annotated[int, typer.Option("--top", min=1, help="Show the best K plays.")] = 10,
     rules: RulesOpt = None,
     settings: SetOpt = None,
     game: GameOpt = None,
