@@ -53,7 +53,7 @@ import numpy as np
 
 from ..errors import AnalysisError
 from ..outcome import OutcomeKind, points_for
-from .nets import CLASSES, WEIGHTS_DIR, Network, boards_of, equity, flip, outcome
+from .nets import CLASSES, WEIGHTS_DIR, Network, boards_of, equity, exact_where_finished, finished, flip
 
 if TYPE_CHECKING:
     from ..dice import Roll
@@ -153,7 +153,7 @@ class Evaluator:
     def static(self, rows: np.ndarray, *, database: bool = False) -> tuple[np.ndarray, list[str]]:
         """0-ply probabilities of rows (each from its side on roll), and the
         source of each: terminal, database (when asked) or the network."""
-        done = (rows[:, 26] == 15) | (rows[:, 0] == 15)
+        done = finished(rows)
         database = database and self.database
         exact: dict[int, tuple[np.ndarray, str]] = {}
         if database:
@@ -171,11 +171,8 @@ class Evaluator:
                 source[j] = self.name
         for j, (q, where) in exact.items():
             p[j], source[j] = q, where
+        exact_where_finished(p, rows, self.game, self.rules)
         for i in np.nonzero(done)[0]:
-            if rows[i, 0] == 15:  # the side on roll has won already
-                p[i] = outcome(self.game, rows[i, 26:], self.rules)
-            else:
-                p[i] = flip(outcome(self.game, rows[i, :26], self.rules), self.game)
             source[i] = "terminal"
         return p, source
 

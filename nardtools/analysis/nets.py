@@ -140,6 +140,23 @@ def consistent(p: np.ndarray, game: str) -> np.ndarray:
     return q
 
 
+def finished(rows: np.ndarray) -> np.ndarray:
+    """Which rows (n, 52) are finished games: a side has borne off all fifteen."""
+    return (rows[:, 26] == 15) | (rows[:, 0] == 15)  # type: ignore[no-any-return]
+
+
+def exact_where_finished(p: np.ndarray, rows: np.ndarray, game: str, rules: Rules) -> np.ndarray:
+    """``p`` (rows of probabilities, each from its side on roll) with the
+    finished games' rows replaced by their outcome; returns the mask of them."""
+    done = finished(rows)
+    for i in np.nonzero(done)[0]:
+        if rows[i, 0] == 15:  # the side on roll has won already
+            p[i] = outcome(game, rows[i, 26:], rules)
+        else:  # the side that just played has
+            p[i] = flip(outcome(game, rows[i, :26], rules), game)
+    return done
+
+
 def exclusive(p: np.ndarray, game: str) -> dict[OutcomeKind, tuple[np.ndarray, np.ndarray]]:
     """For each kind of win, (P(the side on roll wins so), P(it loses so)),
     from the cumulative classes (clipped at 0 where a network's outputs cross)."""

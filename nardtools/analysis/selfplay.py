@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from ..errors import AnalysisError
-from .nets import CLASSES, Network, encode, equity, flip, outcome
+from .nets import CLASSES, Network, encode, equity, exact_where_finished, outcome
 
 if TYPE_CHECKING:
     from ..rules import Rules, Ruleset
@@ -94,9 +94,7 @@ class NetPlayer:
         """Probabilities of each row for the side that rolls next (its opponent
         just played); finished games exact."""
         p = self.net(encode(rows) if x is None else x)
-        done = rows[:, 26] == 15  # the side that just played bore off its last checker
-        for i in np.nonzero(done)[0]:
-            p[i] = flip(outcome(self.game, rows[i, :26], self.rules), self.game)
+        exact_where_finished(p, rows, self.game, self.rules)
         return p
 
     def choose(self, rows: np.ndarray) -> int:
