@@ -28,7 +28,7 @@ _EXPORTS = {
     "Play": "play", "Step": "play",
     "GameKind": "position", "Position": "position", "Status": "position",
     "Rules": "rules", "Ruleset": "rules", "Violation": "rules", "find_ruleset": "rules", "rulesets": "rules",
-    "evaluate": "analysis.evaluate", "hint": "analysis.evaluate",
+    "evaluate": "analysis.evaluate", "hint": "analysis.evaluate", "read_games": "notation.reading",
 }
 
 __all__ = [
@@ -36,7 +36,7 @@ __all__ = [
     "InvalidPlayError", "InvalidPositionError", "Judgement", "LegalPlay", "LegalPlays",
     "NardtoolsError", "Play", "Position", "Roll", "Rules", "Ruleset", "RulesetError", "Status", "Step",
     "Violation", "__version__", "apply_play", "check_play", "evaluate", "find_ruleset", "hint", "legal_plays",
-    "physical_result", "rulesets",
+    "physical_result", "read_games", "rulesets",
 ]
 
 
@@ -74,6 +74,7 @@ if TYPE_CHECKING:
         NardtoolsError,
         RulesetError,
     )
+    from .notation.reading import read_games
     from .play import Play, Step
     from .position import GameKind, Position, Status
     from .rules import Rules, Ruleset, Violation, find_ruleset, rulesets

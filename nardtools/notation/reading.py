@@ -15,10 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .record import GameRecord, MatchRecord, RecordError
 from .sniff import EncodingError, detect_format
 from .source import RecordText
+
+if TYPE_CHECKING:
+    from .replay import ReplayedGame
 
 #: File endings looked at inside directories.
 RECORD_SUFFIXES = (".mat", ".txt", ".nrd")
@@ -92,3 +96,23 @@ def expand_paths(paths: Iterable[str | Path]) -> list[str]:
         else:
             files.append(str(p))
     return files
+
+
+def read_games(source: str | Path, *, rules: str | None = None, encoding: str | None = None,
+               lenient: bool = False) -> Iterator[ReplayedGame]:
+    """Every game of a record file, read and replayed one at a time, each
+    with its problems attached (``game.problems``), as python-chess's
+    ``read_game`` does: memory stays bounded by one game whatever the size of
+    the file.  ``rules`` overrides the record's ruleset; ``lenient`` applies
+    illegal but physically possible plays and goes on.
+
+    >>> from pathlib import Path
+    >>> games = read_games(Path(__file__).parents[2] / "examples/backgammon/backgammon-5pt-seed6.mat")
+    >>> first = next(games)
+    >>> first.record.number, first.complete, len(first.problems)
+    (1, True, 0)
+    """
+    from .replay import replay_games
+
+    record, games = open_record(source, encoding=encoding)
+    yield from replay_games(record, games, rules=rules, lenient=lenient)
