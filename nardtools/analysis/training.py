@@ -23,7 +23,6 @@ the run was interrupted or not.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -102,8 +101,7 @@ class Trainer:
         return float((d2 ** 2).mean())
 
     # ---------------------------------------------------------------- a run
-    def run(self, games: int, folder: Path, progress: Callable[[int], None] | None = None,
-            stop: Callable[[], bool] | None = None) -> None:
+    def run(self, games: int, folder: Path, progress: Callable[[int], None] | None = None) -> None:
         """Train until ``games`` games in all, checkpointing into ``folder``."""
         folder.mkdir(parents=True, exist_ok=True)
         curve = folder / "curve.csv"
@@ -116,7 +114,7 @@ class Trainer:
             if progress:
                 progress(self.games)
             s = self.settings
-            if self.games % s.checkpoint == 0 or self.games == games or (stop and stop()):
+            if self.games % s.checkpoint == 0 or self.games == games:
                 rate = ""
                 if self.games % s.measure == 0:
                     rate = f"{self.measure(s.measure_games):.4f}"
@@ -126,8 +124,6 @@ class Trainer:
                 self.save(folder / "checkpoint.npz")
                 if self.games % s.snapshot == 0:
                     self.save(folder / "snapshots" / f"games-{self.games:09d}.npz")
-                if stop and stop():
-                    return
 
     def measure(self, games: int) -> float:
         """The win rate at 0-ply against a random player (seeds apart from training's)."""
@@ -189,7 +185,3 @@ def _game_seed(seed: int, index: int) -> int:
     """Game ``index``'s dice of a run seeded ``seed`` (no hash(): reproducible)."""
     return (seed * 0x9E3779B97F4A7C15 + index * 0xBF58476D1CE4E5B9) % (1 << 63)
 
-
-def describe(net: Network) -> str:
-    """One line on how a network was made."""
-    return json.dumps({k: net.meta.get(k) for k in ("game", "games", "seconds", "ruleset", "command")})
