@@ -60,6 +60,8 @@ _FLIP = {"backgammon": (3, 4, 1, 2), "long": (4, 5, 6, 1, 2, 3)}
 _PIPS = np.arange(1, 26, dtype=np.float32)
 WEIGHTS_DIR = Path(__file__).resolve().parent.parent / "data" / "nets"
 FORMAT_VERSION = 1
+#: Rows a network evaluates at once.
+BATCH = 4096
 
 
 def boards_of(positions: Iterable[Position]) -> np.ndarray:
@@ -220,8 +222,13 @@ class Network:
         return _sigmoid(self.hidden(x) @ self.w2 + self.b2)
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
-        """Probabilities of board rows (n, 52), made :func:`consistent`."""
-        return consistent(self(encode(rows)), self.game)
+        """Probabilities of board rows (n, 52), made :func:`consistent`; in
+        slices of :data:`BATCH` rows, so that a 2-ply look-ahead's tens of
+        thousands of positions never hold their inputs all at once."""
+        out = np.empty((len(rows), len(CLASSES[self.game])))
+        for start in range(0, len(rows), BATCH):
+            out[start:start + BATCH] = consistent(self(encode(rows[start:start + BATCH])), self.game)
+        return out
 
     def save(self, path: Path) -> None:
         """Write the weights and metadata as one ``.npz``, atomically."""
