@@ -22,6 +22,7 @@ _EXPORTS = {
     "ALL_ROLLS": "dice", "Roll": "dice",
     "Judgement": "engine", "LegalPlay": "engine", "LegalPlays": "engine", "apply_play": "engine",
     "check_play": "engine", "legal_plays": "engine", "physical_result": "engine",
+    "Game": "game", "Match": "game", "Phase": "game",
     "AmbiguousPlayError": "errors", "GameStateError": "errors", "IllegalPlayError": "errors",
     "InvalidPlayError": "errors", "InvalidPositionError": "errors", "NardtoolsError": "errors",
     "RulesetError": "errors",
@@ -32,9 +33,9 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "ALL_ROLLS", "AmbiguousPlayError", "GameKind", "GameStateError", "IllegalPlayError",
+    "ALL_ROLLS", "AmbiguousPlayError", "Game", "GameKind", "GameStateError", "IllegalPlayError",
     "InvalidPlayError", "InvalidPositionError", "Judgement", "LegalPlay", "LegalPlays",
-    "NardtoolsError", "Play", "Position", "Roll", "Rules", "Ruleset", "RulesetError", "Status", "Step",
+    "Match", "NardtoolsError", "Phase", "Play", "Position", "Roll", "Rules", "Ruleset", "RulesetError", "Status", "Step",
     "Violation", "__version__", "apply_play", "check_play", "evaluate", "find_ruleset", "hint", "legal_plays",
     "physical_result", "read_games", "rulesets",
 ]
@@ -74,6 +75,7 @@ if TYPE_CHECKING:
         NardtoolsError,
         RulesetError,
     )
+    from .game import Game, Match, Phase
     from .notation.reading import read_games
     from .play import Play, Step
     from .position import GameKind, Position, Status

@@ -22,10 +22,11 @@ option ``reroll``).
 
 from __future__ import annotations
 
+import copy
 import enum
 from dataclasses import dataclass, field
 
-from .dice import Dice, Roll
+from .dice import Dice, Roll, SplitMix64
 from .engine import LegalPlays, check_play, legal_plays
 from .errors import GameStateError, IllegalPlayError
 from .outcome import BACKGAMMON_KINDS, LONG_KINDS, Ending, Outcome, OutcomeKind, classify, points_for
@@ -64,37 +65,68 @@ class Event:
 class Game:
     """One game under a ruleset, optionally inside a match.
 
-    ``match_length`` 0 is money play.  ``score`` is the score before the game
-    (player 0, player 1); ``crawford`` marks the Crawford game.
+    ``ruleset``: a :class:`Ruleset`, :class:`Rules`, a ruleset's name
+    (``"long"``, ``"nardionline"``...), or a :class:`Position` to start from
+    (then played under its game's usual ruleset).  ``match_length`` 0 is money
+    play.  ``score`` is the score before the game (player 0, player 1);
+    ``crawford`` marks the Crawford game; ``seed`` seeds :meth:`roll` without
+    dice.  The game's state (phase, cube, dice, history...) is read from its
+    attributes and changed only by its actions.
+
+    >>> g = Game("long", seed=7)
+    >>> g.start(0)
+    >>> g.roll(6, 5)
+    Roll(6, 5)
+    >>> [str(p.play) for p in g.legal_plays()]
+    ['24/18/13']
+    >>> g.push("24/13"); str(g.position)
+    'long O 24:15 / 24:14,13:1'
+    >>> str(g.pop().play), g.phase, g.dice
+    ('24/18/13', <Phase.PLAY: 'play'>, Roll(6, 5))
+    >>> Game(Position.parse("backgammon X 6:2 / 6:2"), seed=1).rules.cube     # a position's own game
+    True
     """
 
-    ruleset: Ruleset | Rules
+    ruleset: Ruleset | Rules | str | Position
     match_length: int = 0
     score: tuple[int, int] = (0, 0)
     crawford: bool = False
     position: Position = field(default=None)  # type: ignore[assignment]
     lenient: bool = False
+    seed: int | None = None
 
-    phase: Phase = Phase.OPENING
-    cube: int = 1
-    cube_owner: int | None = None
-    dice: Roll | Dice | None = None
-    outcome: Outcome | None = None
-    turns_played: list[int] = field(default_factory=lambda: [0, 0])
-    history: list[Event] = field(default_factory=list)
-    auto_doubles: int = 0
-    _pending: Outcome | None = None
-    _resumed: Phase = Phase.ROLL
-    _doubler: int = 0
-    _rolled: Roll | None = None  # the last roll
-    _sequence: list[Dice] = field(default_factory=list)  # crazy gul-bara: doubles still to play
-    _left: list[int] = field(default_factory=list)  # dice the mover could not play
-    _owed: list[Dice] = field(default_factory=list)  # of those, still to be played by the opponent
-    _remainder_turn: bool = False
-    _counted: bool = False
+    phase: Phase = field(default=Phase.OPENING, init=False)
+    cube: int = field(default=1, init=False)
+    cube_owner: int | None = field(default=None, init=False)
+    dice: Roll | Dice | None = field(default=None, init=False)
+    outcome: Outcome | None = field(default=None, init=False)
+    turns_played: list[int] = field(default_factory=lambda: [0, 0], init=False)
+    history: list[Event] = field(default_factory=list, init=False)
+    auto_doubles: int = field(default=0, init=False)
+    _pending: Outcome | None = field(default=None, init=False, repr=False)
+    _resumed: Phase = field(default=Phase.ROLL, init=False, repr=False)
+    _doubler: int = field(default=0, init=False, repr=False)
+    _rolled: Roll | None = field(default=None, init=False, repr=False)  # the last roll
+    # crazy gul-bara: doubles still to play
+    _sequence: list[Dice] = field(default_factory=list, init=False, repr=False)
+    _left: list[int] = field(default_factory=list, init=False, repr=False)  # dice the mover could not play
+    # of those, still to be played by the opponent
+    _owed: list[Dice] = field(default_factory=list, init=False, repr=False)
+    _remainder_turn: bool = field(default=False, init=False, repr=False)
+    _counted: bool = field(default=False, init=False, repr=False)
+    _undo: list[dict[str, object]] = field(default_factory=list, init=False, repr=False)  # push's snapshots
 
     def __post_init__(self) -> None:
+        from .rules import DEFAULT_RULESET, find_ruleset
+
+        if isinstance(self.ruleset, Position):
+            if self.position is not None:
+                raise GameStateError("give the position once: Game(position) or Game(ruleset, position=...)")
+            self.position, self.ruleset = self.ruleset, find_ruleset(DEFAULT_RULESET[self.ruleset.kind])
+        elif isinstance(self.ruleset, str):
+            self.ruleset = find_ruleset(self.ruleset)
         self.rules: Rules = self.ruleset.rules if isinstance(self.ruleset, Ruleset) else self.ruleset
+        self._dice_rng = SplitMix64(self.seed if self.seed is not None else 0)
         if self.position is None:
             self.position = Position.start(self.rules.start)
         elif self.position.kind is not self.rules.game:
@@ -215,11 +247,18 @@ class Game:
             self.position = self.position.flip()
         self.phase = Phase.ROLL
 
-    def roll(self, d1: int, d2: int) -> None:
-        """The side on roll throws ``d1`` and ``d2``."""
+    def roll(self, d1: int | None = None, d2: int | None = None) -> Roll:
+        """The side on roll throws ``d1`` and ``d2``, or, without them, dice from
+        the game's seeded generator (``seed``); returns the roll."""
         if self.phase is Phase.OPENING:
             raise GameStateError("the game starts with the opening throw (opening_roll) or start()")
         self._need(Phase.ROLL)
+        if (d1 is None) != (d2 is None):
+            raise GameStateError("give both dice, or neither (the game's seeded dice)")
+        if d1 is None or d2 is None:
+            if self.seed is None:
+                raise GameStateError("roll() without dice needs a seeded game: Game(..., seed=N)")
+            d1, d2 = self._dice_rng.die(), self._dice_rng.die()
         roll = Roll(d1, d2)
         self.history.append(Event(self.on_roll, "roll", roll))
         self._rolled = roll
@@ -233,6 +272,25 @@ class Game:
             self._sequence = [Dice((v,) * times) for v in range(roll.high, 7)]
             self.dice = self._sequence.pop(0)
         self.phase = Phase.PLAY
+        return roll
+
+    # ------------------------------------------------------------ push and pop
+    def push(self, play: Play | str) -> None:
+        """:meth:`play`, remembering the state before it for :meth:`pop`
+        (python-chess's ``Board.push``)."""
+        snapshot = {name: copy.copy(value) for name, value in vars(self).items() if name != "_undo"}
+        self.play(play)
+        self._undo.append(snapshot)
+
+    def pop(self) -> Event:
+        """Undo the last :meth:`push`: the game is as it was before that play
+        (its dice rolled); returns the play's event."""
+        if not self._undo:
+            raise GameStateError("nothing to pop: no play was pushed")
+        event = next(e for e in reversed(self.history) if e.action == "play")
+        for name, value in self._undo.pop().items():
+            setattr(self, name, value)
+        return event
 
     def play(self, play: Play | str) -> None:
         """Play the rolled dice.  An illegal play raises :class:`IllegalPlayError`,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .core import CORE, pack_rules
-from .dice import Roll
+from .dice import Roll, SplitMix64
 from .engine import legal_plays
 from .errors import GameStateError
 from .game import Game, Match, Phase
@@ -78,39 +78,6 @@ def random_game(rules: Rules, rng: random.Random, *, max_turns: int = 2000) -> l
 #: The trace events of a playout (four numbers each; see :class:`Playout`).
 EV_OPENING, EV_ROLL, EV_PLAY, EV_END = range(4)
 _MASK = (1 << 64) - 1
-
-
-class SplitMix64:
-    """The random numbers of playouts: SplitMix64, exactly as the compiled core
-    draws them, so that a seed plays the same games with either engine.
-
-    >>> rng = SplitMix64(1)
-    >>> [rng.die() for _ in range(8)]
-    [6, 2, 1, 6, 4, 3, 4, 4]
-    """
-
-    __slots__ = ("state",)
-
-    def __init__(self, state: int) -> None:
-        self.state = state & _MASK
-
-    def next(self) -> int:
-        """The next 64-bit number."""
-        self.state = z = (self.state + 0x9E3779B97F4A7C15) & _MASK
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        return z ^ (z >> 31)
-
-    def below(self, n: int) -> int:
-        """A number in ``0 .. n - 1``, every one equally likely."""
-        limit = _MASK - (_MASK % n + 1) % n
-        while True:
-            x = self.next()
-            if x <= limit:
-                return x % n
-
-    def die(self) -> int:
-        return 1 + self.below(6)
 
 
 def game_seed(seed: int, index: int) -> int:

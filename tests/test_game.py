@@ -2,7 +2,7 @@
 
 import pytest
 
-from nardtools import GameStateError, IllegalPlayError, Position, Violation, find_ruleset
+from nardtools import GameStateError, IllegalPlayError, Position, RulesetError, Violation, find_ruleset
 from nardtools.game import Game, Match, Phase
 from nardtools.outcome import OutcomeKind, classify, points_for
 
@@ -227,3 +227,49 @@ def test_quentinc_dead_cube_prohibition():
     g2 = m2.new_game()
     g2.start(0)
     assert g2.may_double() is None
+
+
+@pytest.mark.parametrize("name", ["long", "backgammon", "nardionline"])
+def test_push_and_pop_undo_every_play(name):
+    """Pushing random legal plays of seeded dice, then popping them all, comes
+    back to the start; each pop returns the play pushed."""
+    import random
+
+    g = Game(name, seed=3)
+    g.start(0)
+    rng = random.Random(5)
+    pushed, seen = [], [(g.position, g.phase)]
+    while g.phase is not Phase.OVER and len(pushed) < 40:
+        g.roll()
+        seen.append((g.position, g.phase))
+        play = rng.choice(list(g.legal_plays())).play
+        g.push(play)
+        pushed.append(play)
+        if g.phase is not Phase.OVER:
+            seen.append((g.position, g.phase))
+    while pushed:
+        assert g.pop().play == pushed.pop()
+        assert (g.position, g.phase) in seen
+    assert g.position == Position.start(g.rules.start) and g.phase is Phase.PLAY and len(g.history) == 1
+
+
+def test_a_game_is_made_from_a_name_or_a_position_and_keeps_its_state_private():
+    assert Game("long").position == Position.start("long")
+    g = Game(Position.parse("long X 24:14,13:1 / 24:15"))
+    assert g.ruleset.name == "long" and g.rules.is_long
+    with pytest.raises(TypeError):
+        Game("backgammon", phase=Phase.ROLL)  # type: ignore[call-arg]
+    with pytest.raises(RulesetError):
+        Game("chess")
+    seeded = [Game("backgammon", seed=9) for _ in range(2)]
+    rolls = []
+    for s in seeded:
+        s.start(0)
+        rolls.append(s.roll())
+    assert rolls[0] == rolls[1]
+    with pytest.raises(GameStateError, match="seeded"):
+        unseeded = Game("backgammon")
+        unseeded.start(0)
+        unseeded.roll()
+    with pytest.raises(GameStateError, match="nothing to pop"):
+        seeded[0].pop()
