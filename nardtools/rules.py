@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Union
+from typing import Any, Literal, Mapping, Union, get_args
 
 from .errors import RulesetError
 from .position import LAYOUTS, GameKind
@@ -84,18 +84,22 @@ SCORING_TABLES: dict[str, dict[str, int]] = {
     "tricktrack": {"single": 1, "gammon": 2, "backgammon": 2},
 }
 
+#: The values of the options that name a reading (mypy checks every comparison with them).
+Head = Literal["general", "doubles-list", "none"]
+Block = Literal["ahead", "opponent-in-home", "none"]
+BlockCheck = Literal["end-of-turn", "every-step"]
+BlockPath = Literal["opponent", "mover"]
+BearOff = Literal["overshoot", "exact"]
+Opening = Literal["play-opening-dice", "reroll"]
+Koks = Literal["start-quarter", "head", "none"]
+Remainder = Literal["lost", "opponent"]
+CrazyDoubles = Literal["none", "twice", "four-times"]
+
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "head": ("general", "doubles-list", "none"),
-    "block": ("ahead", "opponent-in-home", "none"),
-    "block-check": ("end-of-turn", "every-step"),
-    "block-path": ("opponent", "mover"),
-    "bear-off": ("overshoot", "exact"),
-    "opening": ("play-opening-dice", "reroll"),
-    "koks": ("start-quarter", "head", "none"),
-    "scoring": tuple(SCORING_TABLES),
-    "start": tuple(LAYOUTS),
-    "remainder": ("lost", "opponent"),
-    "crazy-doubles": ("none", "twice", "four-times"),
+    "head": get_args(Head), "block": get_args(Block), "block-check": get_args(BlockCheck),
+    "block-path": get_args(BlockPath), "bear-off": get_args(BearOff), "opening": get_args(Opening),
+    "koks": get_args(Koks), "remainder": get_args(Remainder), "crazy-doubles": get_args(CrazyDoubles),
+    "scoring": tuple(SCORING_TABLES), "start": tuple(LAYOUTS),
 }
 
 
@@ -119,37 +123,37 @@ class Rules:
         "no = entered checkers may move first (seed 002 says both)", "002, 004")
     move_inside_home: bool = _opt(
         True, "checkers may move from one home point to another (no = gul-bara)", "001 гюльбар")
-    remainder: str = _opt(
+    remainder: Remainder = _opt(
         "lost", "dice that cannot be played are lost, or played by the opponent (gul-bara)", "001 гюльбар")
     double_reroll: bool = _opt(False, "a double played in full earns another roll (gul-bara)", "001 гюльбар")
-    crazy_doubles: str = _opt(
+    crazy_doubles: CrazyDoubles = _opt(
         "none", "after a double every higher double up to 6-6 is played too: each number twice "
         "(the seed's text), four times (the common form), or none", "001 бешеный гюльбар")
     head_limit: int = _opt(0, "checkers that may leave the head (24) per turn; 0 = no limit", "000, 001, 003")
-    head: str = _opt(
+    head: Head = _opt(
         "general", "first-turn head exception: general (whenever one head checker cannot "
         "play the roll in full), doubles-list (3-3, 4-4, 6-6 only) or none", "003; 000 Арена")
-    block: str = _opt(
+    block: Block = _opt(
         "none", "six-block rule: ahead (legal only with an opponent checker past it), "
         "opponent-in-home (legal once an opponent checker is home) or none", "001 yellowclub, 003; 000")
-    block_check: str = _opt(
+    block_check: BlockCheck = _opt(
         "end-of-turn", "judge the six-block on the end-of-turn position, or after every step",
         "000 'Промежуточное запирание'")
-    block_path: str = _opt(
+    block_path: BlockPath = _opt(
         "opponent", "count six-blocks along the opponent's path (default) or the mover's "
         "(MetinGames/Long-Narde reading)", "RULES.md")
     caucasian: bool = _opt(
         False, "a checker that hit in its own home may not move on to cover itself", "001 Короткие нарды")
-    bear_off: str = _opt(
+    bear_off: BearOff = _opt(
         "overshoot", "a larger die bears off from the highest point (overshoot) or only "
         "exact dice bear off (gul-bara)", "000, 001")
-    opening: str = _opt(
+    opening: Opening = _opt(
         "play-opening-dice", "after the opening roll the starter plays those dice, "
         "or rolls again (reroll)", "000, 003")
     scoring: str = _opt("backgammon", "points per outcome: " + "; ".join(
         f"{name} " + ", ".join(f"{kind} {points}" for kind, points in table.items())
         for name, table in SCORING_TABLES.items()), "000, 001, 003")
-    koks: str = _opt(
+    koks: Koks = _opt(
         "start-quarter", "Long Nardy koks: a loser's checker still in the starting quarter "
         "(start-quarter), still on the head (head), or no koks (none)", "000 NardiOnline; 001")
     cube: bool = _opt(True, "the doubling cube is in use", "001 Play65, 004")
