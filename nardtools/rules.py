@@ -113,7 +113,7 @@ class Rules:
     hyphens (``block-check``); the attributes use underscores.
     """
 
-    game: GameKind = _opt(GameKind.BACKGAMMON, "board geometry: backgammon or long", "RULES.md")  # noqa: RUF009
+    game: GameKind = _opt(GameKind.BACKGAMMON, "board geometry: backgammon or long", "RULES.md")
     start: str = _opt("backgammon", "starting layout", "000 glossary, 001 list")
     hitting: bool = _opt(True, "a blot can be hit and sent to the bar", "004")
     hit_after_home: bool = _opt(
