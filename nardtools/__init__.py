@@ -25,10 +25,10 @@ _EXPORTS = {
     "Game": "game", "Match": "game", "Phase": "game",
     "AmbiguousPlayError": "errors", "GameStateError": "errors", "IllegalPlayError": "errors",
     "InvalidPlayError": "errors", "InvalidPositionError": "errors", "NardtoolsError": "errors",
-    "RulesetError": "errors",
+    "RulesetError": "errors", "Violation": "errors",
     "Play": "play", "Step": "play",
     "GameKind": "position", "Position": "position", "Status": "position",
-    "Rules": "rules", "Ruleset": "rules", "Violation": "rules", "find_ruleset": "rules", "rulesets": "rules",
+    "Rules": "rules", "Ruleset": "rules", "find_ruleset": "rules", "rulesets": "rules",
     "evaluate": "analysis.evaluate", "hint": "analysis.evaluate", "read_games": "notation.reading",
 }
 
@@ -74,9 +74,10 @@ if TYPE_CHECKING:
         InvalidPositionError,
         NardtoolsError,
         RulesetError,
+        Violation,
     )
     from .game import Game, Match, Phase
     from .notation.reading import read_games
     from .play import Play, Step
     from .position import GameKind, Position, Status
-    from .rules import Rules, Ruleset, Violation, find_ruleset, rulesets
+    from .rules import Rules, Ruleset, find_ruleset, rulesets

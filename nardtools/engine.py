@@ -26,10 +26,10 @@ from typing import Any
 
 from .core import CORE, pack_rules
 from .dice import Dice, Roll
-from .errors import IllegalPlayError
+from .errors import IllegalPlayError, Violation
 from .play import Play, Step
 from .position import BAR, HEAD, OFF, GameKind, Position
-from .rules import RulesLike, Violation, rules_for
+from .rules import RulesLike, rules_for
 
 _FIRST_TURN_DOUBLES = {3, 4, 6}
 _OCCUPIED = bytes([0] + [1] * 255)  # bytes.translate table: any count > 0 -> 1

@@ -17,55 +17,12 @@ Any option can then be overridden by name, as ``--set OPTION=VALUE`` does:
 from __future__ import annotations
 
 import dataclasses
-import enum
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Union, get_args
 
 from .errors import RulesetError
+from .errors import Violation as Violation  # its home was here; errors.py holds it now (no import cycle)
 from .position import LAYOUTS, GameKind
-
-
-class Violation(str, enum.Enum):
-    """The rule a play breaks; ``str`` is a short stable name, ``describe()`` a sentence."""
-
-    NO_CHECKER = "no-checker"
-    BAR_FIRST = "bar-first"
-    OPPONENT_POINT = "opponent-point"
-    HEAD = "head-rule"
-    SIX_BLOCK = "six-block"
-    BEAR_OFF_NOT_HOME = "bear-off-not-all-home"
-    BEAR_OFF_HIGHER = "bear-off-higher-point"
-    NO_SUCH_DIE = "no-such-die"
-    DICE_NOT_USED = "dice-not-used-in-full"
-    LARGER_DIE = "larger-die"
-    HIT_AND_HIDE = "hit-and-hide"
-    NO_HIT = "no-hitting"
-    INSIDE_HOME = "no-move-inside-home"
-
-    def __str__(self) -> str:
-        return self.value
-
-    def describe(self) -> str:
-        """One sentence naming the rule."""
-        return _VIOLATION_TEXT[self]
-
-
-_VIOLATION_TEXT = {
-    Violation.NO_CHECKER: "there is no checker of the mover on the source point",
-    Violation.BAR_FIRST: "checkers on the bar must enter before any other checker moves",
-    Violation.OPPONENT_POINT: "a checker may not land on a point held by the opponent",
-    Violation.HEAD: "only one checker may leave the head (голова) per turn",
-    Violation.SIX_BLOCK: "six consecutive points may not block every opponent checker (запирание)",
-    Violation.BEAR_OFF_NOT_HOME: "bearing off starts only when all checkers are home",
-    Violation.BEAR_OFF_HIGHER: "a larger die bears off only from the highest occupied point",
-    Violation.NO_SUCH_DIE: "the move's distance matches no unused die of the roll",
-    Violation.DICE_NOT_USED: "as many dice as possible must be played",
-    Violation.LARGER_DIE: "when only one die can be played, the larger must be played if possible",
-    Violation.HIT_AND_HIDE: "a checker that hit in its own home may not move on to cover itself (Caucasian rule)",
-    Violation.NO_HIT: "no hitting until one of the mover's checkers has reached home",
-    Violation.INSIDE_HOME: "checkers may not move inside the home",
-}
-
 
 # ---------------------------------------------------------------------------
 # Options
