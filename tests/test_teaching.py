@@ -128,3 +128,21 @@ def test_an_applied_illegal_play_is_annotated_with_its_rule() -> None:
     frames = game_frames(match.games[0], match.record.names)
     assert "Illegal play applied (rule: head-rule)." in frames[1].lines
     assert not any("Illegal" in line for line in frames[2].lines)
+
+
+def test_positions_games_and_replays_show_themselves_in_notebooks():
+    from nardtools import Game, Position, read_games
+    from nardtools.notation.replay import replay_match
+    from nardtools.notation.validate import read_record
+
+    svg = Position.start("long")._repr_svg_()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    game = Game("backgammon", seed=2)
+    game.start(0)
+    game.roll(3, 1)
+    assert "<svg" in game._repr_svg_()
+    match = replay_match(read_record(Path(__file__).parent / "fixtures" / "gnubg-standard-5-90001.mat"))
+    page = match._repr_html_()
+    assert page.startswith("<iframe srcdoc=") and "&lt;script" in page
+    assert eval(repr(Position.start("long"))) == Position.start("long")  # repr stays evaluable
+    assert next(read_games(Path(__file__).parent / "fixtures" / "gnubg-standard-5-90001.mat")).complete

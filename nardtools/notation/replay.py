@@ -169,6 +169,17 @@ class ReplayedMatch:
                 return g
         raise GameStateError(f"{self.record.path}: no game {number}")
 
+    def _repr_html_(self) -> str:
+        """The replay page of the first game, as Jupyter shows a replayed
+        match (self-contained; no network)."""
+        import html
+
+        from ..teaching.replay import replay_html
+
+        page = replay_html(self)
+        return (f'<iframe srcdoc="{html.escape(page, quote=True)}" style="width:100%;height:760px;border:0" '
+                'sandbox="allow-scripts"></iframe>')
+
 
 def reading_problems(record: MatchRecord) -> list[Problem]:
     """The syntax problems found while reading ``record``, as problems."""

@@ -189,17 +189,23 @@ def _arrows(ax: Axes, arrow: type, play: Play, view: int, player: int, kind: Gam
 def save_board(path: str | Path, setup: Setup | Position, **options: object) -> Path:
     """Draw ``setup`` (see :func:`board_figure`) and write it to ``path``: the
     format follows the suffix (``.png`` or ``.svg``); the file is written atomically."""
-    import io
-
-    import matplotlib.pyplot as plt
-
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
         raise AnalysisError(f"{path}: board images are .png or .svg, not {path.suffix or 'no suffix'}")
+    write_atomically(path, board_image(setup, fmt, **options))
+    return path
+
+
+def board_image(setup: Setup | Position, fmt: str = "svg", **options: object) -> bytes:
+    """The board of ``setup`` (see :func:`board_figure`) as PNG or SVG bytes
+    (what notebooks show for positions and games)."""
+    import io
+
+    import matplotlib.pyplot as plt
+
     fig = board_figure(setup, **options)  # type: ignore[arg-type]
     buffer = io.BytesIO()
     fig.savefig(buffer, format=fmt, bbox_inches="tight", metadata={"Software": None} if fmt == "png" else None)
     plt.close(fig)
-    write_atomically(path, buffer.getvalue())
-    return path
+    return buffer.getvalue()
