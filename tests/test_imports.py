@@ -1,0 +1,71 @@
+"""No import cycle among nardtools' modules: the graph of module-level
+imports (``TYPE_CHECKING`` blocks and imports inside functions left out) has
+no cycle, and every module imports alone in a fresh interpreter."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "nardtools"
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        found[name.removesuffix(".__init__")] = path
+    return found
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The nardtools modules ``name`` imports when it is loaded."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for statement in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(statement, ast.If) and "TYPE_CHECKING" in ast.dump(statement.test):
+            continue
+        for node in ast.walk(statement) if isinstance(statement, (ast.If, ast.Try)) else [statement]:
+            if isinstance(node, ast.ImportFrom):
+                base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
+                target = ".".join(base + ([node.module] if node.module else []))
+                for alias in node.names:
+                    sub = f"{target}.{alias.name}"
+                    found.add(sub if sub in modules else target)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+    return {m for m in found if m in modules and m != name}
+
+
+def test_the_module_level_import_graph_has_no_cycle():
+    modules = _modules()
+    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    assert len(graph) > 40 and graph["nardtools.engine"]  # the graph is really read
+    state: dict[str, int] = {}  # 1 on the path, 2 done
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for dep in sorted(graph[name]):
+            assert state.get(dep) != 1, "import cycle: " + " -> ".join([*path, name, dep])
+            if dep not in state:
+                visit(dep, [*path, name])
+        state[name] = 2
+
+    for name in graph:
+        if name not in state:
+            visit(name, [])
+
+
+def test_every_module_imports_alone():
+    names = [n for n in _modules() if not n.endswith("__main__")]
+    code = "import importlib, sys\nfor name in sys.argv[1:]:\n    importlib.import_module(name)\n"
+    failed = []
+    for name in names:  # one fresh interpreter per module: what it needs, it imports itself
+        done = subprocess.run([sys.executable, "-c", code, name], cwd=ROOT, capture_output=True, text=True,
+                              check=False)
+        if done.returncode:
+            failed.append(f"{name}: {done.stderr.strip().splitlines()[-1]}")
+    assert not failed, failed
