@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nardtools.notation.reading import read_record
 from nardtools.notation.replay import replay_match
-from nardtools.notation.validate import read_record
 from nardtools.teaching.board_image import save_board
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -30,6 +30,8 @@ _EXPORTS = {
     "GameKind": "position", "Position": "position", "Status": "position",
     "Rules": "rules", "Ruleset": "rules", "find_ruleset": "rules", "rulesets": "rules",
     "evaluate": "analysis.evaluate", "hint": "analysis.evaluate", "read_games": "notation.reading",
+    "read_record": "notation.reading", "replay_match": "notation.replay", "write_mat": "notation.mat",
+    "write_native": "notation.native",
 }
 
 __all__ = [
@@ -37,7 +39,7 @@ __all__ = [
     "InvalidPlayError", "InvalidPositionError", "Judgement", "LegalPlay", "LegalPlays",
     "Match", "NardtoolsError", "Phase", "Play", "Position", "Roll", "Rules", "Ruleset", "RulesetError", "Status", "Step",
     "Violation", "__version__", "apply_play", "check_play", "evaluate", "find_ruleset", "hint", "legal_plays",
-    "physical_result", "read_games", "rulesets",
+    "physical_result", "read_games", "read_record", "replay_match", "rulesets", "write_mat", "write_native",
 ]
 
 
@@ -77,7 +79,10 @@ if TYPE_CHECKING:
         Violation,
     )
     from .game import Game, Match, Phase
-    from .notation.reading import read_games
+    from .notation.mat import write_mat
+    from .notation.native import write_native
+    from .notation.reading import read_games, read_record
+    from .notation.replay import replay_match
     from .play import Play, Step
     from .position import GameKind, Position, Status
     from .rules import Rules, Ruleset, find_ruleset, rulesets

@@ -11,8 +11,8 @@ import pytest
 
 from nardtools import Position
 from nardtools.notation.ids import Setup, parse_setup
+from nardtools.notation.reading import read_record
 from nardtools.notation.replay import replay_match
-from nardtools.notation.validate import read_record
 from nardtools.teaching.diagram import diagram
 
 from .corpus import CORPUS, needs_corpus

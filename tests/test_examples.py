@@ -32,8 +32,8 @@ def test_examples_are_reproducible(tmp_path, capsys):
 
 def test_variant_examples_round_trip_through_the_native_format():
     from nardtools.notation.native import export_native, read_native
+    from nardtools.notation.reading import read_record
     from nardtools.notation.replay import replay_match
-    from nardtools.notation.validate import read_record
 
     for path in expand_paths([EXAMPLES / "variants"]):
         replayed = replay_match(read_record(path))

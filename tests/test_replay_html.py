@@ -15,8 +15,8 @@ from typing import Any, Iterator
 
 import pytest
 
+from nardtools.notation.reading import read_record
 from nardtools.notation.replay import ReplayedMatch, replay_match
-from nardtools.notation.validate import read_record
 from nardtools.position import BAR, Position
 from nardtools.teaching.replay import replay_html
 

@@ -17,8 +17,8 @@ from nardtools.analysis.plots import plot_dice, plot_openings, plot_outcomes, sa
 from nardtools.analysis.stats import SCHEMAS, chi2_sf, collect, dice_row, file_stats
 from nardtools.cli import app
 from nardtools.errors import AnalysisError
+from nardtools.notation.reading import expand_paths, read_record
 from nardtools.notation.replay import replay_match
-from nardtools.notation.validate import expand_paths, read_record
 
 from .corpus import CORPUS, needs_corpus
 

@@ -11,8 +11,8 @@ from nardtools import Play, Position
 from nardtools.analysis.annotate import annotate_game, race_equity
 from nardtools.cli import app
 from nardtools.notation.ids import Setup, parse_setup
+from nardtools.notation.reading import read_record
 from nardtools.notation.replay import replay_match, replay_text
-from nardtools.notation.validate import read_record
 from nardtools.teaching.board_image import _R, board_figure, save_board
 from nardtools.teaching.replay import describe, replay_terminal
 
@@ -132,8 +132,8 @@ def test_an_applied_illegal_play_is_annotated_with_its_rule() -> None:
 
 def test_positions_games_and_replays_show_themselves_in_notebooks():
     from nardtools import Game, Position, read_games
+    from nardtools.notation.reading import read_record
     from nardtools.notation.replay import replay_match
-    from nardtools.notation.validate import read_record
 
     svg = Position.start("long")._repr_svg_()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg

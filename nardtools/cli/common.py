@@ -237,7 +237,7 @@ def read_source(source: str, rules: str | None, game: int | None = None, turn: i
 
 def read_record_arg(path: str, encoding: str | None = None) -> MatchRecord:
     """The record in a file named on the command line (``-``: standard input)."""
-    from ..notation.validate import read_record
+    from ..notation.reading import read_record
 
     if path == "-":
         return read_record("<stdin>", sys.stdin.buffer.read(), encoding=encoding)
