@@ -28,7 +28,7 @@ _EXPORTS = {
     "RulesetError": "errors", "Violation": "errors",
     "Play": "play", "Step": "play",
     "GameKind": "position", "Position": "position", "Status": "position",
-    "Rules": "rules", "Ruleset": "rules", "find_ruleset": "rules", "rulesets": "rules",
+    "Setup": "setup", "Rules": "rules", "Ruleset": "rules", "find_ruleset": "rules", "rulesets": "rules",
     "evaluate": "analysis.evaluate", "hint": "analysis.evaluate", "read_games": "notation.reading",
     "read_record": "notation.reading", "replay_match": "notation.replay", "write_mat": "notation.mat",
     "write_native": "notation.native",
@@ -37,7 +37,7 @@ _EXPORTS = {
 __all__ = [
     "ALL_ROLLS", "AmbiguousPlayError", "Game", "GameKind", "GameStateError", "IllegalPlayError",
     "InvalidPlayError", "InvalidPositionError", "Judgement", "LegalPlay", "LegalPlays",
-    "Match", "NardtoolsError", "Phase", "Play", "Position", "Roll", "Rules", "Ruleset", "RulesetError", "Status", "Step",
+    "Match", "NardtoolsError", "Phase", "Play", "Position", "Roll", "Rules", "Ruleset", "RulesetError", "Setup", "Status", "Step",
     "Violation", "__version__", "apply_play", "check_play", "evaluate", "find_ruleset", "hint", "legal_plays",
     "physical_result", "read_games", "read_record", "replay_match", "rulesets", "write_mat", "write_native",
 ]
@@ -86,3 +86,4 @@ if TYPE_CHECKING:
     from .play import Play, Step
     from .position import GameKind, Position, Status
     from .rules import Rules, Ruleset, find_ruleset, rulesets
+    from .setup import Setup

@@ -276,7 +276,7 @@ class Game:
 
     def _repr_svg_(self) -> str:
         """The board with the dice, cube and score, as Jupyter shows a game."""
-        from .notation.ids import Setup
+        from .setup import Setup
         from .teaching.board_image import board_image
 
         dice = (self.dice.high, self.dice.low) if isinstance(self.dice, Roll) else None

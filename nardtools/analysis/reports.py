@@ -21,8 +21,8 @@ from .counts import Count, all_counts
 from .pips import SideCount, count, is_race
 
 if TYPE_CHECKING:
-    from ..notation.ids import Setup
     from ..rules import Ruleset
+    from ..setup import Setup
     from .cube import CubeHint, MatchEquityTable
     from .race import RaceOdds
 

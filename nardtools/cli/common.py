@@ -21,10 +21,10 @@ from ..errors import NardtoolsError
 from ..notation.reading import RECORD_SUFFIXES
 
 if TYPE_CHECKING:
-    from ..notation.ids import Setup
     from ..notation.record import MatchRecord
     from ..notation.replay import ReplayedMatch
     from ..rules import Ruleset
+    from ..setup import Setup
 
 
 class ExitCode(enum.IntEnum):

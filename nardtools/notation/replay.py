@@ -21,7 +21,7 @@ from ..outcome import BACKGAMMON_KINDS, LONG_KINDS
 from ..play import Play
 from ..position import PLAYER_NAMES, Position
 from ..rules import Ruleset
-from .ids import Setup
+from ..setup import Setup
 from .record import AUTO_DOUBLES, Action, ActionKind, GameRecord, MatchRecord
 from .tags import VARIATIONS, tags_ruleset  # noqa: F401 - VARIATIONS is part of this module's interface
 

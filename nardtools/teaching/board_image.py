@@ -9,7 +9,7 @@ the opponent's head across the board at the bottom left.  The dice, the cube
 in the tray and arrows for the last play are drawn when given.
 
 >>> from nardtools import Position
->>> from nardtools.notation.ids import Setup
+>>> from nardtools.setup import Setup
 >>> figure = board_figure(Setup(Position.start("long"), dice=(6, 5)), names=("white", "black"))
 >>> len(figure.axes)
 1
@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Sequence
 
 from .._io import write_atomically
 from ..errors import AnalysisError
-from ..notation.ids import Setup
 from ..play import Play
 from ..position import BAR, GameKind, Position
+from ..setup import Setup
 from .diagram import MARKS
 
 if TYPE_CHECKING:

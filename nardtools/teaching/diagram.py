@@ -9,7 +9,7 @@ GNU Backgammon draws the record's first (left) player, our player 0, as ``O``
 on top, and the second as ``X`` at the bottom; points are numbered from the
 view of the side on roll, whose direction the ``v``/``^`` arrow shows.
 
->>> from nardtools.notation.ids import Setup
+>>> from nardtools.setup import Setup
 >>> from nardtools import Position
 >>> for line in diagram(Setup(Position.start(), dice=(3, 1)), names=("gnubg", "root")).splitlines():
 ...     print(line.rstrip())
@@ -45,8 +45,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..notation.ids import Setup, game_id
+from ..notation.ids import game_id
 from ..position import GameKind, Position
+from ..setup import Setup
 
 #: The letter each player's checkers are drawn with, in every frame: GNU
 #: Backgammon's (the record's first player, player 0, is ``O``).

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..analysis.annotate import TurnNote, annotate_game
-from ..notation.ids import Setup
 from ..notation.replay import ReplayedGame, ReplayedMatch
 from ..play import Step
 from ..position import BAR, Position
+from ..setup import Setup
 from .diagram import diagram
 
 if TYPE_CHECKING:
