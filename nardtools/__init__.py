@@ -23,7 +23,7 @@ _EXPORTS = {
     "Judgement": "engine", "LegalPlay": "engine", "LegalPlays": "engine", "apply_play": "engine",
     "check_play": "engine", "legal_plays": "engine", "physical_result": "engine",
     "Game": "game", "Match": "game", "Phase": "game",
-    "GameStateError": "errors", "IllegalPlayError": "errors",
+    "AmbiguousPlayError": "errors", "GameStateError": "errors", "IllegalPlayError": "errors",
     "InvalidPlayError": "errors", "InvalidPositionError": "errors", "NardtoolsError": "errors",
     "RulesetError": "errors", "Violation": "errors",
     "Play": "play", "Step": "play",
@@ -35,7 +35,7 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "ALL_ROLLS", "Game", "GameKind", "GameStateError", "IllegalPlayError",
+    "ALL_ROLLS", "AmbiguousPlayError", "Game", "GameKind", "GameStateError", "IllegalPlayError",
     "InvalidPlayError", "InvalidPositionError", "Judgement", "LegalPlay", "LegalPlays",
     "Match", "NardtoolsError", "Phase", "Play", "Position", "Roll", "Rules", "Ruleset", "RulesetError", "Setup", "Status", "Step",
     "Violation", "__version__", "apply_play", "check_play", "evaluate", "find_ruleset", "hint", "legal_plays",
@@ -69,6 +69,7 @@ if TYPE_CHECKING:
         physical_result,
     )
     from .errors import (
+        AmbiguousPlayError,
         GameStateError,
         IllegalPlayError,
         InvalidPlayError,

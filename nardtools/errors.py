@@ -89,6 +89,10 @@ class IllegalPlayError(NardtoolsError, ValueError):
         self.play = play
 
 
+class AmbiguousPlayError(NardtoolsError, ValueError):
+    """Play text that matches several different legal plays."""
+
+
 class RulesetError(NardtoolsError, ValueError):
     """An unknown ruleset or option name, or a bad option value."""
 
