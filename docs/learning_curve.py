@@ -56,17 +56,17 @@ def main(folders: list[str], games: int) -> None:
     for folder in folders:
         rows = list(csv.DictReader((Path(folder) / "curve.csv").open()))
         label = Path(folder).name
-        games = [int(r["games"]) for r in rows]
-        err.plot(games, [float(r["td_error"]) for r in rows], label=label, linewidth=0.8)
+        trained = [int(r["games"]) for r in rows]
+        err.plot(trained, [float(r["td_error"]) for r in rows], label=label, linewidth=0.8)
         measured = [(int(r["games"]), float(r["win_rate_vs_random"])) for r in rows if r["win_rate_vs_random"]]
         win.plot([g for g, _ in measured], [100 * w for _, w in measured], marker=".", label=label)
         yardstick, curve = strength(Path(folder), games)
         if curve:
             strong.plot([g for g, _ in curve], [v for _, v in curve], marker="o", label=f"{label} vs {yardstick}")
-    err.set(title="mean squared TD error per game (1,000-game stretches)", xlabel="games trained", yscale="log")
-    win.set(title="wins at 0-ply against a random player, 200 games", xlabel="games trained", ylabel="%",
+    err.set(title="mean squared TD error (per 1,000 games)", xlabel="games trained", yscale="log")
+    win.set(title="0-ply wins against random (200 games)", xlabel="games trained", ylabel="%",
             ylim=(40, 101))
-    strong.set(title=f"points per game at 0-ply against a yardstick, {games} games", xlabel="games trained")
+    strong.set(title=f"0-ply points per game against a yardstick ({games} games)", xlabel="games trained")
     strong.axhline(0, color="grey", linewidth=0.8)
     for ax in (err, win, strong):
         ax.grid(alpha=0.3)

@@ -159,6 +159,19 @@ static PyObject *py_legal_plays(PyObject *self, PyObject *const *args, Py_ssize_
     return out;
 }
 
+/* The positions of a search's legal plays, as the next side to roll sees them
+ * (its 26 counts, then the other side's), 52 int8 each. */
+static void put_results(const Turn *t, const Search *s, signed char *rows)
+{
+    Board after;
+    for (int i = 0; i < s->nchosen; i++, rows += 52) {
+        const End *e = &s->ends[s->chosen[i]];
+        end_board(t, e->me, e->hits, &after);   /* already as the next side sees it */
+        memcpy(rows, after.me, 26);
+        memcpy(rows + 26, after.opp, 26);
+    }
+}
+
 /* successors(...legal_plays' arguments) -> bytes | None: for each legal play, in the
  * reference's order, the position after it as the next side to roll sees it: the
  * opponent's 26 counts (hits on the bar), then the mover's, as int8. */
@@ -167,7 +180,7 @@ static PyObject *py_successors(PyObject *self, PyObject *const *args, Py_ssize_t
     (void)self;
     if (nargs != 6) return PyErr_Format(PyExc_TypeError, "successors takes 6 arguments");
     Rules r;
-    Board b, after;
+    Board b;
     Turn t;
     if (!turn_args(args, &r, &b, &t)) return NULL;
     Search *s = thread_search();
@@ -175,14 +188,7 @@ static PyObject *py_successors(PyObject *self, PyObject *const *args, Py_ssize_t
     legal_plays(&t, s);
     if (s->overflow) Py_RETURN_NONE;
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)s->nchosen * 52);
-    if (!out) return NULL;
-    signed char *row = (signed char *)PyBytes_AS_STRING(out);
-    for (int i = 0; i < s->nchosen; i++, row += 52) {
-        const End *e = &s->ends[s->chosen[i]];
-        end_board(&t, e->me, e->hits, &after);   /* already as the next side sees it */
-        memcpy(row, after.me, 26);
-        memcpy(row + 26, after.opp, 26);
-    }
+    if (out) put_results(&t, s, (signed char *)PyBytes_AS_STRING(out));
     return out;
 }
 
@@ -218,7 +224,7 @@ static PyObject *py_roll_successors(PyObject *self, PyObject *const *args, Py_ss
     int overflow = 0;
     if (!s || !counts || !rows) { PyErr_NoMemory(); goto done; }
     for (Py_ssize_t i = 0; i < n && !overflow; i++) {
-        Board b, after;
+        Board b;
         memcpy(b.me, boards + i * 52, 26);
         memcpy(b.opp, boards + i * 52 + 26, 26);
         int first = r.v[R_LONG] && b.me[HEAD] == 15;
@@ -236,12 +242,8 @@ static PyObject *py_roll_successors(PyObject *self, PyObject *const *args, Py_ss
                     if (!grown) { PyErr_NoMemory(); goto done; }
                     rows = grown;
                 }
-                for (int c = 0; c < s->nchosen; c++, used++) {
-                    const End *e = &s->ends[s->chosen[c]];
-                    end_board(&t, e->me, e->hits, &after);
-                    memcpy(rows + used * 52, after.me, 26);
-                    memcpy(rows + used * 52 + 26, after.opp, 26);
-                }
+                put_results(&t, s, rows + used * 52);
+                used += (size_t)s->nchosen;
                 counts[i * 21 + k] = s->nchosen;
             }
     }
@@ -544,13 +546,6 @@ static int array_from(PyObject *obj, Py_buffer *view, Py_ssize_t itemsize, Py_ss
     return ok;
 }
 
-static long long positions_up_to_15(int points)
-{
-    long long c = 1;
-    for (int i = 1; i <= 15; i++) c = c * (points + i) / i;
-    return c;
-}
-
 static int py_interrupted(void) { return PyErr_CheckSignals() < 0; }
 
 static PyObject *py_bearoff_boards(PyObject *self, PyObject *args)
@@ -561,7 +556,7 @@ static PyObject *py_bearoff_boards(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "iO", &points, &obj)) return NULL;
     if (points < 1 || points > 12) return PyErr_Format(PyExc_ValueError, "bear-off databases cover 1-12 points");
     Py_buffer rows;
-    long long n = positions_up_to_15(points);
+    long long n = positions_of(points);
     if (!array_from(obj, &rows, 1, (Py_ssize_t)(n * points), "rows")) return NULL;
     memset(rows.buf, 0, (size_t)rows.len);
     bearoff_fill(rows.buf, n, points);
@@ -577,7 +572,7 @@ static PyObject *py_bearoff_exact(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "iiOOO", &points, &mode, &rows_obj, &mean_obj, &dist_obj)) return NULL;
     if (points < 1 || points > 12 || mode < 0 || mode > 2)
         return PyErr_Format(PyExc_ValueError, "points 1-12 and mode 0-2");
-    long long n = positions_up_to_15(points);
+    long long n = positions_of(points);
     Py_buffer rows, mean, dist;
     if (!array_from(rows_obj, &rows, 1, (Py_ssize_t)(n * points), "rows")) return NULL;
     if (!array_from(mean_obj, &mean, 8, (Py_ssize_t)n, "mean")) { PyBuffer_Release(&rows); return NULL; }
@@ -606,7 +601,7 @@ static PyObject *py_bearoff_gnubg(PyObject *self, PyObject *args)
         return NULL;
     if (points < 1 || points > 12 || ncheck < 1 || ncheck > 15)
         return PyErr_Format(PyExc_ValueError, "points 1-12 and 1-15 checkers");
-    long long n = positions_up_to_15(points);
+    long long n = positions_of(points);
     Py_buffer v[5];
     Py_ssize_t size[5] = {(Py_ssize_t)(n * points), (Py_ssize_t)n, -1, (Py_ssize_t)n, -1};
     const char *names[5] = {"rows", "mean", "dist", "gammon mean", "gammon dist"};
@@ -637,7 +632,7 @@ static PyObject *py_bearoff_two_sided(PyObject *self, PyObject *args)
     Py_buffer rows, order, win;
     if (!array_from(rows_obj, &rows, 1, -1, "rows")) return NULL;
     long long m = rows.len / 6;
-    int ok = rows.len % 6 == 0 && m <= positions_up_to_15(6);
+    int ok = rows.len % 6 == 0 && m <= positions_of(6);
     if (!ok) {
         PyBuffer_Release(&rows);
         return PyErr_Format(PyExc_ValueError, "rows: positions on 6 points");
