@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import signal
 import sys
-from typing import Annotated, Any
+from types import FrameType
+from typing import Annotated
 
 import typer
 
@@ -48,7 +49,7 @@ for _module in (play, records, analysis, evaluation, archives, teaching, bearoff
     _module.register(app)
 
 
-def _terminate(signum: int, frame: Any) -> None:
+def _terminate(signum: int, frame: FrameType | None) -> None:
     raise Terminated()
 
 

@@ -5,12 +5,17 @@ from __future__ import annotations
 import enum
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .common import EncodingOpt, ExitCode, GameOpt, JobsOpt, QuietOpt, command, fail
 from .output import output_path, write_output
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..analysis.stats import Archive, GroupSink, TableSink
 
 PANEL = "Analysis"
 
@@ -53,8 +58,8 @@ CaseOpt = Annotated[bool, typer.Option("--ignore-case/--case-sensitive", help="T
 
 
 def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine: Engine, scheduler: str | None,
-             encoding: str | None, aliases: Path | None, ignore_case: bool, sink: Any = None,
-             quiet: bool = False, analyse: int | None = None) -> Any:
+             encoding: str | None, aliases: Path | None, ignore_case: bool, sink: TableSink | GroupSink | None = None,
+             quiet: bool = False, analyse: int | None = None) -> Archive:
     """Run the statistics pipeline with a progress bar on a terminal."""
     import os
 
@@ -134,7 +139,7 @@ def stats_command(
         raise fail("parquet needs --output FILE")
     if output is not None:
         output_path(output)
-    sink: Any = None
+    sink: TableSink | GroupSink | None = None
     if table is StatsTable.turns and keys:  # turn rows folded into groups as they come
         sink = GroupSink("turns", keys)
     elif table is StatsTable.turns and output is not None and fmt is not StatsFormat.table:
@@ -168,13 +173,13 @@ def stats_command(
     _unreadable_exit(archive)
 
 
-def _unreadable_exit(archive: Any) -> None:
+def _unreadable_exit(archive: Archive) -> None:
     """Exit 2 once the output is written when a file could not be read (listed on stderr)."""
     if archive.unreadable:
         raise typer.Exit(int(ExitCode.USAGE))
 
 
-def _emit(frame: Any, fmt: StatsFormat, output: Path | None, rows: int, title: str) -> None:
+def _emit(frame: pd.DataFrame, fmt: StatsFormat, output: Path | None, rows: int, title: str) -> None:
     if fmt is StatsFormat.table:
         from .tables import render
 

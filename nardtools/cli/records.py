@@ -6,7 +6,7 @@ import enum
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any, Iterable
+from typing import Annotated
 
 import typer
 
@@ -82,8 +82,8 @@ def validate_command(
     stdin = sys.stdin.buffer.read() if "-" in files else None
     started = time.perf_counter()
     reports = []
-    stream: Iterable[Any] = validate_paths(files, rules, options, lenient, jobs or os.cpu_count() or 1,
-                                           encoding=encoding, stdin=stdin)
+    stream = validate_paths(files, rules, options, lenient, jobs or os.cpu_count() or 1,
+                            encoding=encoding, stdin=stdin)
     from .output import progress
 
     with progress(len(files), "validating", quiet or fmt is not OutputFormat.text or len(files) <= 4) as advance:

@@ -6,24 +6,24 @@ printed as ``column: value`` lines."""
 from __future__ import annotations
 
 import math
-from typing import Any
+import numbers
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: A text cell (a file name, a play) wider than this is cut with an ellipsis.
 MAX_TEXT = 28
 
 
-def cell(value: Any) -> str:
+def cell(value: object) -> str:
     """How one value is shown: floats to four significant digits, missing as blank."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if not isinstance(value, (str, bool)):
-        try:
-            import pandas as pd
+    import pandas as pd
 
-            if pd.isna(value):
-                return ""
-        except (TypeError, ValueError):
-            pass
+    if value is None or value is pd.NA or value is pd.NaT:
+        return ""
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, int)) and math.isnan(float(value)):
+        return ""
     if isinstance(value, float):
         return f"{value:.4g}"
     if isinstance(value, bool):
@@ -36,7 +36,7 @@ def _width(header: str, values: list[str], numeric: bool) -> int:
     return max(len(header), longest if numeric else min(longest, MAX_TEXT))
 
 
-def render(frame: Any, *, title: str, rows: int, width: int) -> str:
+def render(frame: pd.DataFrame, *, title: str, rows: int, width: int) -> str:
     """The first ``rows`` rows of a pandas frame as text ``width`` characters wide."""
     from io import StringIO
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +20,9 @@ from .common import (
     replay_record,
 )
 from .output import output_path, write_output
+
+if TYPE_CHECKING:
+    from ..analysis.analyse import TurnAnalysis
 
 PANEL = "Teaching"
 
@@ -106,7 +109,7 @@ def replay_command(
     if tui and record == "-":
         raise fail("--tui reads the keys from standard input: give the record as a file")
     match = replay_record(record, rules, encoding=encoding, lenient=True)
-    turns: list[Any] = []
+    turns: list[TurnAnalysis] = []
     if analyse:
         from ..analysis.analyse import analyse_match
 
