@@ -23,7 +23,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._workers import worker_pool
 from ..errors import NardtoolsError
 from .reading import RECORD_SUFFIXES, expand_paths, open_record, read_record
 
@@ -119,6 +118,20 @@ def _replay_job(args: tuple[Any, ...]) -> FileReport:
     return replay_file(*args)
 
 
+#: Archives smaller than this (bytes) are validated on one thread (see :func:`validate_paths`).
+SMALL_ARCHIVE = 4 << 20
+
+
+def _total_size(files: list[str]) -> int:
+    total = 0
+    for f in files:
+        try:
+            total += os.path.getsize(f) if f != "-" else SMALL_ARCHIVE
+        except OSError:
+            pass
+    return total
+
+
 def validate_paths(files: list[str], rules: str | None = None, options: Mapping[str, str] | None = None,
                    lenient: bool = False, jobs: int = 1, encoding: str | None = None,
                    stdin: bytes | None = None) -> Iterator[FileReport]:
@@ -127,9 +140,13 @@ def validate_paths(files: list[str], rules: str | None = None, options: Mapping[
 
     The compiled core looks at the files first, on ``jobs`` threads (it
     releases the interpreter while it reads); the files it does not vouch for
-    are replayed, in ``jobs`` worker processes when there are several."""
+    are replayed, in ``jobs`` worker processes when there are several.  An
+    archive under :data:`SMALL_ARCHIVE` bytes is done on one thread: starting
+    more costs more than they save."""
     work = [(f, rules, dict(options or {}), lenient, encoding, stdin if f == "-" else None) for f in files]
     jobs = max(1, min(jobs, len(work), os.cpu_count() or 1))
+    if jobs > 1 and _total_size(files) < SMALL_ARCHIVE:
+        jobs = 1
     if jobs == 1:
         yield from (validate_file(*w) for w in work)
         return
@@ -146,6 +163,8 @@ def validate_paths(files: list[str], rules: str | None = None, options: Mapping[
                     quick = look.result()
                     if quick is None:
                         if pool is None:
+                            from .._workers import worker_pool  # (a process pool only when asked for)
+
                             pool = worker_pool(jobs)
                         pending.append(pool.submit(_replay_job, w))
                     else:
