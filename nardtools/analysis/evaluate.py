@@ -127,7 +127,7 @@ class Evaluator:
     def __init__(self, rules: Rules, *, weights: str | None = None, evaluator: str = "nardtools",
                  database: bool = True) -> None:
         self.rules = rules
-        self.game = "long" if rules.is_long else "backgammon"
+        self.game = rules.game.value
         self.caveat = _check_movement(rules, self.game)
         self.database = database
         if evaluator not in ("nardtools", "gnubg"):
@@ -177,12 +177,11 @@ class Evaluator:
         return p, source
 
     def _race(self, row: np.ndarray) -> tuple[np.ndarray, str] | None:
-        from ..position import GameKind, Position
+        from ..position import Position
         from .pips import is_race
         from .race import choose_database, fits, race_odds
 
-        kind = GameKind.LONG if self.game == "long" else GameKind.BACKGAMMON
-        position = Position._trusted(kind, tuple(int(v) for v in row[:26]), tuple(int(v) for v in row[26:]), 0)
+        position = Position._trusted(self.rules.game, tuple(int(v) for v in row[:26]), tuple(int(v) for v in row[26:]), 0)
         if not is_race(position):
             return None
         points = choose_database(position)

@@ -215,11 +215,11 @@ class Network:
         return f"nardtools-{self.game}-{self.meta.get('version', 'dev')} ({self.meta.get('games', 0):,} games)"
 
     def hidden(self, x: np.ndarray) -> np.ndarray:
-        return _sigmoid(x @ self.w1 + self.b1)
+        return sigmoid(x @ self.w1 + self.b1)
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         """Probabilities (rows of ``CLASSES[game]``) of encoded inputs (rows)."""
-        return _sigmoid(self.hidden(x) @ self.w2 + self.b2)
+        return sigmoid(self.hidden(x) @ self.w2 + self.b2)
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         """Probabilities of board rows (n, 52), made :func:`consistent`; in
@@ -268,6 +268,7 @@ class Network:
         return cls(game, w1, b1, w2, b2, meta)
 
 
-def _sigmoid(z: np.ndarray) -> np.ndarray:
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    """The logistic function, clipped where exp would overflow."""
     out: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))
     return out

@@ -23,12 +23,11 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from ..errors import AnalysisError
+from ..position import HEAD
 from .nets import CLASSES, Network, encode, equity, exact_where_finished, outcome
 
 if TYPE_CHECKING:
     from ..rules import Rules, Ruleset
-
-HEAD = 24
 
 
 class Player(Protocol):
@@ -127,10 +126,9 @@ def successors(rules: Rules, board: np.ndarray, dice: tuple[int, ...]) -> np.nda
             return np.frombuffer(data, np.int8).reshape(-1, 52)
     from ..dice import Roll
     from ..engine import legal_plays
-    from ..position import GameKind, Position
+    from ..position import Position
 
-    kind = GameKind.LONG if rules.is_long else GameKind.BACKGAMMON
-    position = Position._trusted(kind, mover, opponent, 0)
+    position = Position._trusted(rules.game, mover, opponent, 0)
     plays = legal_plays(position, Roll(dice[0], dice[-1]), rules, first_turn=first_turn)
     return np.array([tuple(p.result.mover) + tuple(p.result.opponent) for p in plays], np.int8).reshape(-1, 52)
 
@@ -193,14 +191,11 @@ def play_game(ruleset: Ruleset, first: Player, second: Player, seed: int, *,
             on_turn(board, rows, chosen)
         board = rows[chosen]
         if board[26] == 15:
-            won = outcome(_game(ruleset), board[:26], ruleset.rules)
-            return GameResult(turn % 2, round(float(equity(won, _game(ruleset), ruleset.rules))), turn + 1)
+            game = ruleset.rules.game.value
+            won = outcome(game, board[:26], ruleset.rules)
+            return GameResult(turn % 2, round(float(equity(won, game, ruleset.rules))), turn + 1)
         dice = tuple(int(v) for v in rng.integers(1, 7, 2))
     raise AnalysisError(f"a game ran past {max_turns} turns")
-
-
-def _game(ruleset: Ruleset) -> str:
-    return "long" if ruleset.rules.is_long else "backgammon"
 
 
 @dataclass

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import AnalysisError
 from ..rules import Ruleset, find_ruleset
-from .nets import Network, encode, equity, flip
+from .nets import Network, encode, equity, flip, sigmoid
 from .selfplay import NetPlayer, RandomPlayer, play_game, series, start_board
 
 #: The rulesets the shipped networks learn, by game.
@@ -90,7 +90,7 @@ class Trainer:
     def _update(self, x: np.ndarray, target: np.ndarray) -> float:
         net, rate = self.net, self.settings.rate
         h = net.hidden(x)
-        p = 1.0 / (1.0 + np.exp(-np.clip(h @ net.w2 + net.b2, -40, 40)))
+        p = sigmoid(h @ net.w2 + net.b2)
         d2 = (p - target).astype(np.float32)
         dh = (d2 @ net.w2.T) * h * (1.0 - h)
         # in place: the network's arrays are the run's state
