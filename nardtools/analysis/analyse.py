@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .evaluate import Evaluator, hint
+from .evaluate import Evaluator, ranked_plays
 from .nets import boards_of, equity
 
 if TYPE_CHECKING:
@@ -158,8 +158,7 @@ def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply
         a = t.action
         if a.part or not isinstance(t.dice, Roll):  # dice carried over: rulesets the networks refuse
             continue
-        ranked = hint(t.before, t.dice, rules, ply, evaluator=ev.evaluator, weights=ev.weights,
-                      first_turn=t.first_turn)
+        ranked = ranked_plays(ev, t.before, t.dice, ply, first_turn=t.first_turn)
         best = ranked[0]
         made = next((r for r in ranked if r.result == t.after), None)
         error = None if made is None else max(best.equity - made.equity, 0.0)

@@ -246,12 +246,20 @@ def hint(position: Position, roll: Roll, rules: RulesLike = None, ply: int = 0, 
     """The legal plays of ``roll``, best first, each with the equity of its
     result for the side that plays and its loss against the best
     (``first_turn``: as for :func:`~nardtools.engine.legal_plays`)."""
-    from ..engine import legal_plays
     from ..rules import rules_for
 
     _check_ply(ply)
-    options = rules_for(position.kind, rules)
-    ev = Evaluator(options, weights=weights, evaluator=evaluator)
+    ev = Evaluator(rules_for(position.kind, rules), weights=weights, evaluator=evaluator)
+    return ranked_plays(ev, position, roll, ply, first_turn=first_turn)
+
+
+def ranked_plays(ev: Evaluator, position: Position, roll: Roll, ply: int = 0, *,
+                 first_turn: bool | None = None) -> list[RankedPlay]:
+    """:func:`hint` by an evaluator already made (analysis ranks every turn
+    of a game with one)."""
+    from ..engine import legal_plays
+
+    options = ev.rules
     plays: Sequence[LegalPlay] = legal_plays(position, roll, options, first_turn=first_turn)
     rows = boards_of([lp.result for lp in plays])
     p, source = ev.static(rows, database=True)

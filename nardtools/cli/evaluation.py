@@ -91,8 +91,8 @@ def train_command(
                f"checkpoint {folder / 'checkpoint.npz'}, learning curve {folder / 'curve.csv'}")
 
 
-def _evaluator_options(evaluator: str, weights: Path | None) -> dict[str, object]:
-    return {"evaluator": evaluator, "weights": str(weights) if weights else None}
+def _path(weights: Path | None) -> str | None:
+    return str(weights) if weights else None
 
 
 EvaluatorOpt = Annotated[str, typer.Option("--evaluator", help="nardtools (our network) or gnubg "
@@ -127,10 +127,10 @@ def eval_command(
     extra: dict[str, object] = {}
     if rollout:
         done = roll_out(setup.position, rs.rules, rollout, truncate=truncate, seed=seed,
-                        **_evaluator_options(evaluator, weights))  # type: ignore[arg-type]
+                        evaluator=evaluator, weights=_path(weights))
         result, extra = done.evaluation, {"games": done.games, "standard_error": done.standard_error}
     else:
-        result = evaluate(setup.position, rs.rules, ply, **_evaluator_options(evaluator, weights))  # type: ignore[arg-type]
+        result = evaluate(setup.position, rs.rules, ply, evaluator=evaluator, weights=_path(weights))
     verdicts = cube_verdicts(result, setup, rs.rules)
     report = {"position": str(setup.position), "ruleset": rs.name, **result.as_dict(), **extra,
               "cube": [v.as_dict() for v in verdicts]}
@@ -167,7 +167,7 @@ def hint_command(
     roll = Roll.parse(dice)
     source = read_source(position, rules, game, turn, settings=settings)
     setup, rs = source.setup, source.ruleset
-    ranked = hint(setup.position, roll, rs.rules, ply, **_evaluator_options(evaluator, weights))  # type: ignore[arg-type]
+    ranked = hint(setup.position, roll, rs.rules, ply, evaluator=evaluator, weights=_path(weights))
     report = {"position": str(setup.position), "dice": str(roll), "ruleset": rs.name, "count": len(ranked),
               "plays": [r.as_dict() for r in ranked[:top]]}
     if fmt is OutputFormat.json:
@@ -209,7 +209,7 @@ def analyse_command(
     total = sum(len(g.turns) for g in match.games if chosen is None or g.record.number in chosen)
     with progress(total, "analysing", quiet or fmt is OutputFormat.json) as advance:
         result = analyse_match(match, ply=ply, games=chosen, progress=advance,
-                               **_evaluator_options(evaluator, weights))  # type: ignore[arg-type]
+                               evaluator=evaluator, weights=_path(weights))
     if output is not None:
         write_output(output, write_native(annotated_record(match.record, result)))
     if fmt is OutputFormat.json:
