@@ -106,6 +106,15 @@ class PlayerAnalysis:
             self.blunders += t.mark == "blunder"
             self.doubtful += t.mark == "doubtful"
 
+    def absorb(self, other: PlayerAnalysis) -> None:
+        """Add another file's or game's figures of the same player."""
+        self.decisions += other.decisions
+        self.error_total += other.error_total
+        self.errors += other.errors
+        self.blunders += other.blunders
+        self.doubtful += other.doubtful
+        self.luck += other.luck
+
     def as_dict(self) -> dict[str, Any]:
         return {"player": self.player, "decisions": self.decisions, "error_rate": self.error_rate,
                 "error_total": self.error_total, "errors": self.errors, "blunders": self.blunders,

@@ -28,13 +28,16 @@ import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from ..dice import ALL_ROLLS
 from ..errors import AnalysisError, NardtoolsError
 from ..notation.replay import ReplayedMatch
 from ..outcome import OutcomeKind
 from .annotate import annotate_game
+
+if TYPE_CHECKING:
+    from .analyse import PlayerAnalysis
 
 #: Column name -> pandas dtype, for every table (``docs/stats.md`` explains them).
 SCHEMAS: dict[str, dict[str, str]] = {
@@ -116,8 +119,8 @@ class FileStats:
     luck: dict[str, list[float]] = field(default_factory=dict)  # [n, sum]
     race: dict[str, list[float]] = field(default_factory=dict)  # [decisions, error sum, errors >= threshold]
     turns_played: Counter[str] = field(default_factory=Counter)
-    # with analyse: player -> [decisions, error sum, errors, blunders, luck sum]
-    analysis: dict[str, list[float]] = field(default_factory=dict)
+    # with analyse: player -> the evaluator's figures
+    analysis: dict[str, PlayerAnalysis] = field(default_factory=dict)
     unreadable: str = ""
     problems: list[str] = field(default_factory=list)
 
@@ -250,14 +253,10 @@ def _analysis(out: FileStats, g: Any, record: Any, ply: int, evaluators: dict[st
     except AnalysisError as e:
         out.problems.append(f"{record.path}: game {g.record.number}: not analysed: {e}")
         return {}
+    from .analyse import PlayerAnalysis
+
     for t in turns:
-        acc = out.analysis.setdefault(t.player, [0, 0.0, 0, 0, 0.0])
-        acc[4] += t.luck
-        if not t.forced and t.error is not None:
-            acc[0] += 1
-            acc[1] += t.error
-            acc[2] += t.mark == "error"
-            acc[3] += t.mark == "blunder"
+        out.analysis.setdefault(t.player, PlayerAnalysis(t.player)).add(t)
     return {t.index: t for t in turns}
 
 
@@ -633,7 +632,7 @@ class Archive:
     luck: dict[str, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0, 0.0]))
     race: dict[str, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0, 0.0, 0]))
     turns_played: Counter[str] = field(default_factory=Counter)
-    analysis: dict[str, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0, 0.0, 0, 0, 0.0]))
+    analysis: dict[str, PlayerAnalysis] = field(default_factory=dict)
     files: int = 0
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -665,9 +664,10 @@ class Archive:
         for who, n in stats.turns_played.items():
             self.turns_played[name(who) or who] += n
         for who, figures in stats.analysis.items():
-            acc = self.analysis[name(who) or who]
-            for i, value in enumerate(figures):
-                acc[i] += value
+            from .analyse import PlayerAnalysis
+
+            player = name(who) or who
+            self.analysis.setdefault(player, PlayerAnalysis(player)).absorb(figures)
 
     def add_turns(self, turns: TurnColumns) -> None:
         """Turn rows, to the sink or kept (or dropped when no turns table is wanted)."""
@@ -722,10 +722,10 @@ class Archive:
             r["race_error_mean"] = total / n if n else math.nan
             r["race_error_rate"] = errors / n if n else math.nan
             r["turns"] = self.turns_played.get(name, 0)
-            analysed = self.analysis.get(name)
-            decisions, error, errors, blunders, luck = analysed or [0, math.nan, 0, 0, math.nan]
-            r.update(decisions=int(decisions), error_rate=error / decisions if decisions else math.nan,
-                     errors=int(errors), blunders=int(blunders), eval_luck=luck)
+            a = self.analysis.get(name)
+            r.update(decisions=a.decisions if a else 0, error_rate=a.error_rate if a and a.decisions else math.nan,
+                     errors=a.errors if a else 0, blunders=a.blunders if a else 0,
+                     eval_luck=a.luck if a else math.nan)
         return sorted(rows.values(), key=lambda r: (-r["games"], r["player"]))
 
     def all_rolls(self) -> Counter[str]:
