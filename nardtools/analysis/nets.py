@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -235,13 +234,10 @@ class Network:
         buffer = io.BytesIO()
         meta = {**self.meta, "format": FORMAT_VERSION, "game": self.game}
         np.savez(buffer, w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2, meta=np.array(json.dumps(meta)))
+        from .._io import write_atomically
+
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_bytes(buffer.getvalue())
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
+        write_atomically(path, buffer.getvalue())
 
     @classmethod
     def load(cls, path: Path) -> Network:
