@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nardtools import __version__
-from nardtools.cli import app
+from nardtools.cli import app, app_for
 
 from .fresh import modules_after
 
@@ -23,6 +23,20 @@ def test_help_on_every_command(command):
     result = runner.invoke(app, [*command.split(), "--help"])
     assert result.exit_code == 0
     assert "Usage" in result.output
+
+
+@pytest.mark.parametrize("command", [info.name for info in app.registered_commands])
+def test_the_script_builds_only_the_command_asked_for_and_it_behaves_the_same(command):
+    lone = app_for([command, "--help"])
+    assert [info.name for info in lone.registered_commands] == [command] and lone is not app
+    assert runner.invoke(lone, [command, "--help"]).output == runner.invoke(app, [command, "--help"]).output
+    wrong = runner.invoke(lone, [command, "--no-such-option"])
+    assert wrong.exit_code == 2 and wrong.output == runner.invoke(app, [command, "--no-such-option"]).output
+
+
+def test_the_whole_app_answers_anything_that_is_not_a_command():
+    assert all(app_for(args) is app for args in ([], ["--help"], ["--version"], ["bearoff", "show"], ["valdate"]))
+    assert "validate" in runner.invoke(app_for(["--help"]), ["--help"]).output
 
 
 def test_every_command_is_documented_in_the_readme():

@@ -10,6 +10,7 @@ record), 2 bad input or usage, 70 a bug in nardtools, 130 interrupted (Ctrl-C),
 
 from __future__ import annotations
 
+import copy
 import signal
 import sys
 from types import FrameType
@@ -53,13 +54,35 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise Terminated()
 
 
+def app_for(args: list[str]) -> typer.Typer:
+    """The application that runs ``nardtools ARGS``: when ARGS name a command
+    (not a group, an option or a typo), the whole app with only that command
+    registered, so that typer builds one command's parser instead of every
+    command's (about 20 ms of a 100 ms ``validate``); otherwise :data:`app`
+    itself, whose help lists every command and whose errors suggest names.
+
+    >>> [c.name for c in app_for(["validate", "x.mat"]).registered_commands]
+    ['validate']
+    >>> app_for(["--help"]) is app and app_for(["bearoff", "build"]) is app
+    True
+    """
+    name = args[0] if args else None
+    chosen = [info for info in app.registered_commands if info.name == name]
+    if not chosen:
+        return app
+    lone = copy.copy(app)
+    lone.registered_commands = chosen
+    lone.registered_groups = []
+    return lone
+
+
 def main() -> None:
     """Entry point of the ``nardtools`` console script.  SIGTERM is raised as
     an exception where the process stands, like Ctrl-C, so that no partial or
     temporary file is left behind."""
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        app()
+        app_for(sys.argv[1:])(prog_name="nardtools")
     except Terminated:
         sys.exit(int(ExitCode.TERMINATED))
     except KeyboardInterrupt:
