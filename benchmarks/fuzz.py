@@ -52,7 +52,7 @@ def run(job: tuple[str, int, int]) -> tuple[Counter[str], list[str], float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=10000, help="mutants per format")
-    parser.add_argument("--formats", nargs="+", default=["mat", "nrd", "position"])
+    parser.add_argument("--formats", nargs="+", default=["mat", "nrd", "sgf", "position"])
     parser.add_argument("--first", type=int, default=0, help="the first seed")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()

@@ -26,7 +26,7 @@ from typing import Any
 
 from .core import CORE, pack_rules
 from .dice import Dice, Roll
-from .errors import IllegalPlayError, Violation
+from .errors import Violation, play_error
 from .play import Play, Step
 from .position import BAR, HEAD, OFF, GameKind, Position
 from .rules import RulesLike, rules_for
@@ -530,6 +530,7 @@ class _Attempt:
         self.turn = turn
         self.failure: tuple[int, Violation, str] | None = None
         self.success: tuple[list[int], list[int], list[Step], list[int]] | None = None
+        self.alternative: Play | None = None  # another reading of the play, ending elsewhere
 
     def fail(self, depth: int, violation: Violation, where: str) -> None:
         if self.failure is None or depth > self.failure[0]:
@@ -560,7 +561,9 @@ class _Attempt:
 
     def search(self, written: Sequence[Step]) -> bool:
         """Try the moves as written, then every other order of their segments;
-        first without hits inside combined moves, then with them."""
+        first without hits inside combined moves, then with them.  A play found
+        only with such a hit may read two ways (``13/6`` with 61 hitting on 7
+        or on 12): :attr:`alternative` is then the other reading."""
         cuts = _decompositions(written, self.turn.dice)
         if not cuts:
             bad = next((w for i, w in enumerate(written)
@@ -570,14 +573,33 @@ class _Attempt:
         for strict in (True, False):
             for cut in cuts:
                 if self.run(cut, strict):
-                    return True
+                    return self._found(cuts, strict)
             first_failure = self.failure
             for cut in cuts:  # every other order, each once, in itertools' order
                 for order in dict.fromkeys(itertools.permutations(cut)):
                     if self.run(order, strict):
-                        return True
+                        return self._found(cuts, strict)
             self.failure = first_failure
         return False
+
+    def _found(self, cuts: Sequence[Sequence[tuple[int, int, bool]]], strict: bool) -> bool:
+        """Keep the success; after one with hits while passing, look for a
+        reading that ends differently (:attr:`alternative`)."""
+        found, failure = self.success, self.failure
+        assert found is not None
+        self.alternative = None
+        if not strict:
+            end = (found[0], sorted(found[1]))
+            for cut in cuts:
+                for order in dict.fromkeys(itertools.permutations(cut)):
+                    if self.run(order, False) and self.success is not None and \
+                            (self.success[0], sorted(self.success[1])) != end:
+                        self.alternative = Play(tuple(self.success[2]))
+                        break
+                if self.alternative is not None:
+                    break
+        self.success, self.failure = found, failure
+        return True
 
 
 def check_play(position: Position, roll: Roll | Dice, play: Play | str, rules: RulesLike = None, *,
@@ -620,6 +642,10 @@ def _judge(position: Position, roll: Roll | Dice, play: Play | str, rules: Rules
     used = len(dice_used)
     result = turn.result(me, hits)
     canonical = Play(tuple(done))
+    if attempt.alternative is not None:
+        readings = f"{canonical} or {attempt.alternative}; write the point passed or mark the hit"
+        return Judgement(False, Violation.AMBIGUOUS, f"ambiguous play {str(play)!r} with {roll}: it reads as "
+                         f"{readings} [{Violation.AMBIGUOUS}]", None, play)
     if not turn.block_ok(me):
         return _illegal(Violation.SIX_BLOCK, "", position, roll, canonical, result)
     heads = turn.start_head - me[HEAD] if turn.long else 0
@@ -686,7 +712,7 @@ def apply_play(position: Position, roll: Roll | Dice, play: Play | str, rules: R
     j = check_play(position, roll, play, rules, first_turn=first_turn)
     if not j.legal:
         assert j.violation is not None
-        raise IllegalPlayError(f"{j.message} in position {position}", violation=j.violation,
-                               position=position, roll=roll, play=play)
+        raise play_error(f"{j.message} in position {position}", violation=j.violation,
+                         position=position, roll=roll, play=play)
     assert j.result is not None
     return j.result

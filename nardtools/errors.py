@@ -27,6 +27,7 @@ class Violation(str, enum.Enum):
     HIT_AND_HIDE = "hit-and-hide"
     NO_HIT = "no-hitting"
     INSIDE_HOME = "no-move-inside-home"
+    AMBIGUOUS = "ambiguous-play"
 
     def __str__(self) -> str:
         return self.value
@@ -50,6 +51,8 @@ _VIOLATION_TEXT = {
     Violation.HIT_AND_HIDE: "a checker that hit in its own home may not move on to cover itself (Caucasian rule)",
     Violation.NO_HIT: "no hitting until one of the mover's checkers has reached home",
     Violation.INSIDE_HOME: "checkers may not move inside the home",
+    Violation.AMBIGUOUS: "the play text fits two plays that end differently (a combined move that can hit on "
+                         "either way): write the point passed or mark the hit",
 }
 
 
@@ -89,8 +92,19 @@ class IllegalPlayError(NardtoolsError, ValueError):
         self.play = play
 
 
-class AmbiguousPlayError(NardtoolsError, ValueError):
-    """Play text that matches several different legal plays."""
+class AmbiguousPlayError(IllegalPlayError):
+    """Play text that fits two legal plays that end differently: ``13/6``
+    with 61 when a checker can be hit on 7 or on 12.  An
+    :class:`IllegalPlayError` whose violation is ``ambiguous-play``, so that
+    whoever refuses illegal plays refuses it too."""
+
+
+def play_error(message: str, *, violation: Violation, position: Any = None, roll: Any = None,
+               play: Any = None) -> IllegalPlayError:
+    """The error for a play the engine refused: :class:`AmbiguousPlayError`
+    when the text reads two ways, else :class:`IllegalPlayError`."""
+    kind = AmbiguousPlayError if violation is Violation.AMBIGUOUS else IllegalPlayError
+    return kind(message, violation=violation, position=position, roll=roll, play=play)
 
 
 class RulesetError(NardtoolsError, ValueError):

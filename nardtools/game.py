@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from .dice import Dice, Roll, SplitMix64
 from .engine import LegalPlays, check_play, legal_plays
-from .errors import GameStateError, IllegalPlayError
+from .errors import GameStateError, play_error
 from .outcome import BACKGAMMON_KINDS, LONG_KINDS, Ending, Outcome, OutcomeKind, classify, points_for
 from .play import Play
 from .position import PLAYER_NAMES, Position
@@ -313,7 +313,7 @@ class Game:
         if not j.legal:
             assert j.violation is not None
             if not (self.lenient or self.rules.condone_illegal) or j.result is None:
-                raise IllegalPlayError(
+                raise play_error(
                     f"{PLAYER_NAMES[player]} {j.message} in position {self.position}",
                     violation=j.violation, position=self.position, roll=self.dice, play=play)
         assert j.result is not None and j.play is not None

@@ -9,6 +9,13 @@ import pytest
 from nardtools import find_ruleset
 from nardtools.playout import Turn, random_game
 
+from .corpus import require_corpus
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("corpus") is not None:
+        require_corpus()
+
 
 def playout_turns(ruleset: str, seed: int, games: int) -> list[Turn]:
     """Every turn of ``games`` seeded random games under ``ruleset``."""

@@ -26,7 +26,9 @@ _MARKUP = [b"[", b"]", b"{", b"}", b"(", b")", b'"', b"\\", b"/", b"*", b":", b"
            b'[Variation "NackGammon"', b'; [Variation "NackGammon"]', b'; [CubeLimit "16"]',
            b"Illegal play (0;0;0;0;0;a;b;0;0;0;1;0;0;" + b"0;" * 24 + b"0;0;0)", b"; Set Pos=",
            b"25/", b"/0", b"bar/", b"/off", b"(2)", b"(4)", b"X double", b"O take", b"+55:", b"= \"",
-           b"1.", b"...", b"!!", b"?!", b" wins 3 points (koks)"]
+           b"1.", b"...", b"!!", b"?!", b" wins 3 points (koks)",
+           b"(;", b"GM[6]", b"GM[106]", b";W[", b";B[double]", b"\\]", b"AE[a:y]", b"AW[y]", b"PL[B]DI[6",
+           b"RE[B+2R]", b"MI[length:99999999999]", b"A[0][aggk E ver 3 ", b"[%sgf A[1]]"]
 
 
 @lru_cache(None)
@@ -34,6 +36,8 @@ def seeds(fmt: str) -> tuple[bytes, ...]:
     """The records mutants are made from: examples and a sample of the corpus."""
     if fmt == "nrd":
         files = sorted(ROOT.glob("examples/**/*.nrd"))
+    elif fmt == "sgf":
+        files = sorted(ROOT.glob("tests/fixtures/sgf/*.sgf"))
     else:
         files = sorted(ROOT.glob("examples/**/*.mat")) + sorted(ROOT.glob("tests/fixtures/*.mat"))
         if CORPUS.is_dir():
@@ -102,7 +106,7 @@ def _mutate_bytes(data: bytes, rng: random.Random) -> bytes:
 
 
 def mutant(fmt: str, seed: int) -> bytes:
-    """Mutant number ``seed`` of format ``fmt``: ``mat``, ``nrd`` or ``position``."""
+    """Mutant number ``seed`` of format ``fmt``: ``mat``, ``nrd``, ``sgf`` or ``position``."""
     rng = random.Random(f"{fmt}:{seed}")
     pool = POSITION_SEEDS if fmt == "position" else seeds(fmt)
     data = rng.choice(pool)
@@ -138,7 +142,7 @@ def exercise(fmt: str, data: bytes) -> str:
         return "unreadable"
     try:
         match = replay_match(read_record(path, data), lenient=True)
-        for target in ("mat", "nrd"):
+        for target in ("mat", "nrd", "sgf"):
             try:
                 convert(match, target)
             except NardtoolsError:

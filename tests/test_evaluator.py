@@ -274,7 +274,7 @@ def test_the_replay_shows_the_analysis(tmp_path):
     out = CliRunner().invoke(app, ["replay", str(record), "--analyse", "-o", str(page)])
     assert out.exit_code == 0, out.output
     data = json.loads(page.read_text().split('type="application/json">')[1].split("</script>")[0])
-    last = data["frames"][-1]
+    last = data["games"][0]["frames"][-1]
     assert last["glyphs"] == ["??"] and last["analysis"]["mark"] == "blunder"
     assert any(line.startswith("Best play 6/off 1/off (+2.000)") for line in last["lines"])
     shown = CliRunner().invoke(app, ["replay", str(record), "--analyse", "--tui"], input="\n\n\n")

@@ -17,7 +17,7 @@ from .mutate import exercise, mutant
 BOUND = 5.0
 
 
-@pytest.mark.parametrize("fmt, cases", [("mat", 250), ("nrd", 150), ("position", 300)])
+@pytest.mark.parametrize("fmt, cases", [("mat", 250), ("nrd", 150), ("sgf", 150), ("position", 300)])
 def test_mutants_are_read_or_refused_quickly(fmt, cases):
     @settings(max_examples=cases, deadline=None, derandomize=True)
     @given(st.integers(0, 2**31))

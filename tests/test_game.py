@@ -273,3 +273,37 @@ def test_a_game_is_made_from_a_name_or_a_position_and_keeps_its_state_private():
         unseeded.roll()
     with pytest.raises(GameStateError, match="nothing to pop"):
         seeded[0].pop()
+
+
+def test_a_play_that_reads_two_ways_is_refused_as_ambiguous():
+    """``13/6`` with 61 can hit on 7 or on 12 (different positions after it):
+    the text does not say which, so it is refused, by the compiled core and by
+    the reference alike; each reading written in full is legal, and a combined
+    move that can pass without hitting is read that way (a hit is marked)."""
+    from nardtools import Game, Position
+    from nardtools.dice import Roll
+    from nardtools.engine import _judge
+    from nardtools.errors import AmbiguousPlayError, IllegalPlayError, Violation
+
+    position = Position.parse("backgammon X 13:1,6:14 / 13:1,18:1,1:13")
+    for core in (True, False):
+        judged = _judge(position, Roll(6, 1), "13/6", None, None, core=core)
+        assert not judged.legal and judged.violation is Violation.AMBIGUOUS
+        assert "13/7* 7/6" in judged.message and "13/12* 12/6" in judged.message
+        for reading in ("13/7*/6", "13/12*/6"):
+            assert _judge(position, Roll(6, 1), reading, None, None, core=core).legal
+    game = Game(position)
+    game.start(0)
+    game.roll(6, 1)
+    with pytest.raises(AmbiguousPlayError) as refused:
+        game.push("13/6")
+    assert isinstance(refused.value, IllegalPlayError) and refused.value.violation is Violation.AMBIGUOUS
+    game.push("13/12*/6")
+    assert game.position.side_of(1)[25] == 1  # bob's checker from his 13 is on the bar
+    lenient = Game(position, lenient=True)
+    lenient.start(0)
+    lenient.roll(6, 1)
+    with pytest.raises(AmbiguousPlayError):  # not condoned: there is no one board to carry it out on
+        lenient.play("13/6")
+    quiet = Position.parse("backgammon X 13:1,6:14 / 13:1,1:14")  # only 7 can be hit
+    assert _judge(quiet, Roll(6, 1), "13/6", None, None).legal

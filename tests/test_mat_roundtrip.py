@@ -38,7 +38,7 @@ def summary(replayed):
 
 
 def corpus_files():
-    return expand_paths([CORPUS]) if CORPUS.is_dir() else []
+    return expand_paths([CORPUS])
 
 
 @needs_corpus
@@ -76,7 +76,8 @@ def score_line(text: str) -> str:
 
 
 @pytest.mark.oracle
-@pytest.mark.skipif(GNUBG is None or not CORPUS.is_dir(), reason="GNU Backgammon or the corpus is absent")
+@needs_corpus
+@pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon is absent")
 def test_gnubg_imports_our_export_without_warnings(tmp_path):
     files = corpus_files()
     sample = random.Random(3).sample(files, 8)
@@ -92,7 +93,8 @@ def test_gnubg_imports_our_export_without_warnings(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.oracle
-@pytest.mark.skipif(GNUBG is None or not CORPUS.is_dir(), reason="GNU Backgammon or the corpus is absent")
+@needs_corpus
+@pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon is absent")
 def test_gnubg_imports_every_export(tmp_path):
     for i, path in enumerate(corpus_files()):
         ours = tmp_path / f"ours{i}.mat"

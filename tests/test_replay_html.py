@@ -133,3 +133,65 @@ def test_the_page_is_self_contained() -> None:
     # the only address is the SVG namespace, an identifier that is never fetched
     assert set(re.findall(r"https?://[^\s\"']+", page)) == {"http://www.w3.org/2000/svg"}
     assert "default-src 'none'" in page
+
+
+def _largest_match() -> Path:
+    """The corpus match with the most turns (the analysed fixture without the corpus)."""
+    from .corpus import CORPUS
+
+    files = sorted(CORPUS.rglob("*.txt")) + sorted(CORPUS.rglob("*.mat")) if CORPUS.is_dir() else []
+    return max(files, key=lambda f: f.stat().st_size) if files else \
+        ROOT / "examples" / "backgammon" / "gnubg-5pt-analysed.sgf"
+
+
+def test_the_whole_match_page(browser: Any, tmp_path: Path) -> None:
+    """The match page of the largest match: under 1 MB, open in under a second;
+    click through the games and turns, jump, flip, and check every board drawn."""
+    import time
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    match = replay_match(read_record(_largest_match()), lenient=True)
+    page = tmp_path / "match.html"
+    page.write_text(replay_html(match), encoding="utf-8")
+    assert page.stat().st_size < 1_000_000
+    started = time.perf_counter()
+    browser.get(page.as_uri())
+    browser.find_element(By.CSS_SELECTOR, "#board .checker")
+    assert time.perf_counter() - started < 1.0
+    buttons = browser.find_elements(By.CSS_SELECTOR, "#scorebar button.game")
+    assert len(buttons) == len(match.games) > 1
+    for g, replayed in enumerate(match.games):
+        browser.find_elements(By.CSS_SELECTOR, "#scorebar button.game")[g].click()
+        assert browser.find_element(By.ID, "board").get_attribute("data-game") == str(replayed.record.number)
+        rows = browser.find_elements(By.CSS_SELECTOR, "#turns li.play")
+        assert len(rows) == len(replayed.turns)
+        positions = [t.after for t in replayed.turns]
+        for i in sorted({0, len(rows) // 2, len(rows) - 1} if rows else ()):
+            rows[i].click()
+            shown = _shown(browser)
+            assert shown["play"] == str(replayed.turns[i].play)
+            assert Counter(tuple(c) for c in shown["checkers"]) == _expected_board(positions[i])
+            assert "current" in rows[i].get_attribute("class")
+        cubes = browser.find_elements(By.CSS_SELECTOR, "#turns li.cube")
+        offers = [a for a in replayed.record.actions if a.kind.value in ("double", "take", "drop", "beaver")]
+        assert len(cubes) == len(offers)
+    # the cube on the board follows the game
+    last = match.games[-1]
+    browser.find_element(By.CSS_SELECTOR, "#scorebar button.current")
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.END)
+    cube = browser.find_element(By.CSS_SELECTOR, "#board .cube")
+    assert int(cube.get_attribute("data-value")) == (last.turns[-1].cube if last.turns else 1)
+    # flip: every checker on the mirrored point, names swapped
+    before = Counter(tuple(c) for c in _shown(browser)["checkers"])
+    browser.find_element(By.ID, "flip").click()
+    flipped = Counter(tuple(c) for c in _shown(browser)["checkers"])
+    kind = last.turns[-1].after.kind if last.turns else None
+    mirror = {f"p{q}": f"p{kind.opponent_point(q)}" for q in range(1, 25)} if kind else {}
+    assert flipped == Counter({(mirror.get(p, p), side): n for (p, side), n in before.items()})
+    assert browser.find_element(By.ID, "board").get_attribute("data-view") == "1"
+    # keys: Page Up goes to the game before
+    body.send_keys(Keys.PAGE_UP)
+    assert browser.find_element(By.ID, "board").get_attribute("data-game") == str(match.games[-2].record.number)

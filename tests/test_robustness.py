@@ -522,9 +522,9 @@ def test_help_summaries_are_one_line_and_validate_names_its_formats():
         first = (command.callback.__doc__ or "").strip().split("\n")[0]
         assert first.endswith("."), first
     text = run("validate", "--help").stdout.replace("\n", " ")
-    for word in ("Jellyfish .mat", "native", "UTF-8", "Windows-1251", "KOI8-R", "Latin-1", "UTF-16"):
+    for word in ("Jellyfish .mat", "SGF", "native", "UTF-8", "Windows-1251", "KOI8-R", "Latin-1", "UTF-16"):
         assert word in text, word
-    assert len(FORMATS) == 2
+    assert len(FORMATS) == 3
 
 
 def test_a_cached_database_says_so(tmp_path, monkeypatch):

@@ -256,13 +256,41 @@ static int same_segments(const Segment *a, const Segment *b, int n)
     return 1;
 }
 
+/* Whether some order of some cut, played with hits allowed while passing,
+ * ends other than ``found`` (engine._Attempt.alternative): the written play
+ * then reads two ways (a combined move that can hit on either way). */
+static int reads_otherwise(const Turn *t, const Cutter *c, const State *found)
+{
+    for (int k = 0; k < c->ncuts; k++) {
+        const Cut *cut = &c->cuts[k];
+        int m = cut->n, idx[MAX_DICE], used[MAX_DICE] = {0};
+        for (int q = 0; q < m; q++) { idx[q] = q; used[q] = 1; }
+        do {
+            Segment order[MAX_DICE];
+            Step done[MAX_DICE];
+            int dice_used[MAX_DICE];
+            State other;
+            for (int q = 0; q < m; q++) order[q] = cut->seg[idx[q]];
+            if (run(t, order, m, 0, &other, done, dice_used)
+                && (other.hits != found->hits || memcmp(other.me, found->me, 26)))
+                return 1;
+        } while (next_index_permutation(idx, m, m, used));
+    }
+    return 0;
+}
+
 /* engine._Attempt.search: as written, then every other order of each cut
- * (itertools.permutations, repeats dropped), strict first. */
+ * (itertools.permutations, repeats dropped), strict first.  Returns 1 when
+ * found, 2 when found only with hits while passing and the play reads two
+ * ways (the reference names the readings), 0 otherwise. */
 static int search_runs(const Turn *t, const Cutter *c, State *out, Step *done, int *dice_used, int *n)
 {
     for (int strict = 1; strict >= 0; strict--) {
         for (int k = 0; k < c->ncuts; k++)
-            if (run(t, c->cuts[k].seg, c->cuts[k].n, strict, out, done, dice_used)) { *n = c->cuts[k].n; return 1; }
+            if (run(t, c->cuts[k].seg, c->cuts[k].n, strict, out, done, dice_used)) {
+                *n = c->cuts[k].n;
+                return !strict && reads_otherwise(t, c, out) ? 2 : 1;
+            }
         for (int k = 0; k < c->ncuts; k++) {
             const Cut *cut = &c->cuts[k];
             int m = cut->n, idx[MAX_DICE], used[MAX_DICE] = {0};
@@ -276,7 +304,10 @@ static int search_runs(const Turn *t, const Cutter *c, State *out, Step *done, i
                 for (int p = 0; p < ntried; p++) if (same_segments(tried[p], order, m)) dup = 1;
                 if (dup) continue;
                 memcpy(tried[ntried++], order, sizeof order);
-                if (run(t, order, m, strict, out, done, dice_used)) { *n = m; return 1; }
+                if (run(t, order, m, strict, out, done, dice_used)) {
+                    *n = m;
+                    return !strict && reads_otherwise(t, c, out) ? 2 : 1;
+                }
             } while (next_index_permutation(idx, m, m, used));
         }
     }
@@ -292,7 +323,7 @@ int judge_play(const Turn *t, Search *s, const Move *moves, int nmoves, Board *a
     if (!decompositions(&c, moves, nmoves, t->dice, t->ndice)) return 0;
     State end;
     int used;
-    if (!search_runs(t, &c, &end, steps, dice_used, &used)) return 0;
+    if (search_runs(t, &c, &end, steps, dice_used, &used) != 1) return 0;  /* 2: ambiguous, the reference says so */
     if (!block_ok(t, end.me)) return 0;
     int heads = r->v[R_LONG] ? t->start_head - end.me[HEAD] : 0;
     int needs_generation = used < t->ndice

@@ -188,6 +188,50 @@ def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply
     return turns
 
 
+def recorded_analysis(replayed: ReplayedMatch) -> dict[int, list[TurnAnalysis]]:
+    """The analysis a record carries, by game number: each play's stored
+    review (GNU Backgammon's, read from SGF) as a :class:`TurnAnalysis`, its
+    candidate plays written canonically (the legal play with the same effect),
+    marked by this module's thresholds.  Plays without a review are left out;
+    so are games without any.
+
+    >>> from pathlib import Path
+    >>> from nardtools import read_record, replay_match
+    >>> sgf = Path(__file__).parents[2] / "examples/backgammon/gnubg-5pt-analysed.sgf"
+    >>> first = recorded_analysis(replay_match(read_record(sgf)))[1][0]
+    >>> first.turn, first.player, first.play, first.best, first.error, first.luck
+    (1, 'root', '24/18/14', '24/18/14', 0.0, 0.03066)
+    """
+    names = replayed.record.names
+    out: dict[int, list[TurnAnalysis]] = {}
+    for g in replayed.games:
+        rules = g.game.rules
+        for index, t in enumerate(g.turns):
+            review = t.action.review
+            if review is None or not review.plays or t.dice is None:
+                continue
+
+            best = review.best
+            assert best is not None
+            played = review.plays[review.played] if review.played is not None and \
+                0 <= review.played < len(review.plays) else None
+            a = t.action
+            out.setdefault(g.record.number, []).append(TurnAnalysis(
+                g.record.number, a.number, index, names[a.player], a.player, str(t.dice), str(t.play),
+                _canonical(t, best[0], rules), played[1] if played else None, best[1], review.error, review.luck or 0.0,
+                mark_of(review.error), len(review.plays) == 1, review.evaluator, (a.line, a.col)))
+    return out
+
+
+def _canonical(turn: Any, text: str, rules: Any) -> str:
+    """A play as a review wrote it (``24/18 18/14``), in canonical notation:
+    the legal play with the same effect in the turn's position."""
+    from ..notation.replay import same_effect
+
+    play = same_effect(turn.before, turn.dice, text, rules, turn.first_turn)
+    return str(play) if play is not None else text
+
+
 def annotated_record(record: MatchRecord, analysis: MatchAnalysis) -> MatchRecord:
     """A copy of ``record`` whose analysed plays carry their mark as a glyph
     and, where the play was not the best, a comment naming the best play and

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from ..notation.reading import FORMATS
+from ..notation.reading import FORMATS, RECORD_SUFFIXES
 from .common import (
     EncodingOpt,
     ExitCode,
@@ -54,9 +54,10 @@ def validate_command(
     """Replay every game of every record and report each illegal move.
 
     Reads: Jellyfish .mat (GNU Backgammon, XG, Galaxy, Backgammon Studio,
-    DailyGammon, GridGammon) and the native annotated format (.nrd), in
-    UTF-8, UTF-16, Windows-1251, KOI8-R or Latin-1 (detected).  In folders:
-    .mat, .nrd, and .txt files that hold a record.
+    DailyGammon, GridGammon), GNU Backgammon's SGF (.sgf) and the native
+    annotated format (.nrd), in UTF-8, UTF-16, Windows-1251, KOI8-R or
+    Latin-1 (detected).  In folders: .mat, .nrd, .sgf, and .txt files that
+    hold a record.
 
     Each problem is printed as FILE:LINE:COL: game G, turn T (player, dice):
     message, naming the rule that fired and the legal plays.  Exit codes: 0 no
@@ -78,7 +79,7 @@ def validate_command(
         raise fail(f"{missing[0]}: no such file or folder")
     files = expand_paths(paths)
     if not files:
-        raise fail(f"no record files in {', '.join(map(str, paths))} (looked for {', '.join(('.mat', '.nrd', '.txt'))})")
+        raise fail(f"no record files in {', '.join(map(str, paths))} (looked for {', '.join(RECORD_SUFFIXES)})")
     stdin = sys.stdin.buffer.read() if "-" in files else None
     started = time.perf_counter()
     reports = []
@@ -121,6 +122,7 @@ class RecordFormat(str, enum.Enum):
 
     mat = "mat"
     nrd = "nrd"
+    sgf = "sgf"
 
 
 def convert_command(
@@ -133,14 +135,14 @@ def convert_command(
     encoding: EncodingOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Convert a record between .mat and .nrd, plays written canonically.
+    """Convert a record between .mat, .sgf and .nrd, plays written canonically.
 
     The games are replayed, so plays are written in canonical form.  Says what
     the target format cannot hold; exits 1 if the record has illegal moves."""
     from ..notation.convert import convert
     from .common import replay_record
 
-    fmt = to or (RecordFormat.mat if target.suffix.lower() == ".mat" else RecordFormat.nrd)
+    fmt = to or {".mat": RecordFormat.mat, ".sgf": RecordFormat.sgf}.get(target.suffix.lower(), RecordFormat.nrd)
     output_path(target)
     replayed = replay_record(source, rules, settings, encoding=encoding)
     text, dropped = convert(replayed, fmt.value)

@@ -94,12 +94,17 @@ def replay_command(
                        "the best play, the error and its mark, the luck (see `nardtools analyse`).")] = False,
     ply: Annotated[int, typer.Option("--ply", min=0, max=2, help="The analysis' look-ahead.")] = 0,
 ) -> None:
-    """An annotated replay of one game: an HTML page or the terminal.
+    """An annotated replay of a whole match, or of one game, as a page or on the terminal.
+
+    Without --game the page holds every game of the match; --game N, one;
+    --tui steps through one game on the terminal.
 
     Annotations: the dice and play of every turn, the record's comments and
     glyphs, forced moves, the number of legal plays, pip counts, race odds and
     race errors where exact, the rule of any illegal play (replayed leniently),
-    and with --analyse the evaluator's best play, error mark and luck."""
+    the analysis the record carries (GNU Backgammon's, in SGF), and with
+    --analyse the evaluator's best play, error mark and luck."""
+    from ..analysis.analyse import recorded_analysis
     from ..teaching.replay import replay_html, replay_terminal
 
     if output is None and not tui:
@@ -109,14 +114,15 @@ def replay_command(
     if tui and record == "-":
         raise fail("--tui reads the keys from standard input: give the record as a file")
     match = replay_record(record, rules, encoding=encoding, lenient=True)
-    turns: list[TurnAnalysis] = []
+    numbers = {match.game(game).record.number} if game is not None or tui else None
+    turns: dict[int, list[TurnAnalysis]] = recorded_analysis(match)
     if analyse:
         from ..analysis.analyse import analyse_match
 
-        number = match.game(game).record.number
-        turns = analyse_match(match, ply=ply, games={number}).games.get(number, [])
+        turns = analyse_match(match, ply=ply, games=numbers).games
     if tui:
-        replay_terminal(match, game, persian=persian, unicode=unicode, analysis=turns)
+        replay_terminal(match, game, persian=persian, unicode=unicode,
+                        analysis=turns.get(match.game(game).record.number, []))
     if output is not None:
         write_output(output, replay_html(match, game, persian=persian, analysis=turns))
         typer.echo(f"wrote {output}", err=True)

@@ -1,8 +1,11 @@
 """Converting a replayed record to another format, and saying what it loses.
 
 The native format holds everything a record can say; ``.mat`` has no place
-for comments inside the moves, glyphs, variations or the tags of single
-games, and none at all for dice carried over (gul-bara).  :func:`convert`
+for comments inside the moves, glyphs, variations, analyses or the tags of
+single games, and none at all for dice carried over (gul-bara).  SGF holds
+comments, glyphs (as marks) and analyses, but not variations as nardtools
+writes it (it writes the main line), the tags of single games, or carried
+dice.  :func:`convert`
 writes what fits and lists the rest; what cannot be written at all is a
 :class:`ConversionError`.
 
@@ -29,16 +32,20 @@ class ConversionError(NardtoolsError, ValueError):
 
 def convert(replayed: Any, fmt: str) -> tuple[str, list[str]]:
     """``(text, what was left out)`` for a replayed match written as ``fmt``
-    (``mat`` or ``nrd``)."""
+    (``mat``, ``sgf`` or ``nrd``)."""
     if fmt == "mat":
         from .mat import export_mat
 
         return export_mat(replayed), mat_losses(replayed)
+    if fmt == "sgf":
+        from .sgf import export_sgf
+
+        return export_sgf(replayed), sgf_losses(replayed)
     if fmt == "nrd":
         from .native import export_native
 
         return export_native(replayed), []
-    raise ConversionError(f"unknown record format {fmt!r}: mat or nrd")
+    raise ConversionError(f"unknown record format {fmt!r}: mat, sgf or nrd")
 
 
 def with_offers(replayed_game: Any, plays: dict[int, str]) -> GameRecord:
@@ -63,15 +70,25 @@ def _count(n: int, word: str) -> str:
 
 def mat_losses(replayed: Any) -> list[str]:
     """What a ``.mat`` file of ``replayed`` leaves out, one note per kind."""
-    comments = glyphs = variations = 0
+    return _losses(replayed, comments_too=True)
+
+
+def sgf_losses(replayed: Any) -> list[str]:
+    """What an SGF file of ``replayed`` leaves out, one note per kind."""
+    return _losses(replayed, comments_too=False)
+
+
+def _losses(replayed: Any, comments_too: bool) -> list[str]:
+    comments = glyphs = variations = analyses = 0
     game_tags: set[str] = set()
 
     def visit(actions: tuple[Action, ...] | list[Action]) -> None:
-        nonlocal comments, glyphs, variations
+        nonlocal comments, glyphs, variations, analyses
         for a in actions:
             comments += len(a.before) + len(a.after)
             glyphs += len(a.glyphs)
             variations += len(a.variations)
+            analyses += a.review is not None
             for v in a.variations:
                 visit(v)
 
@@ -82,10 +99,12 @@ def mat_losses(replayed: Any) -> list[str]:
         game_tags |= {k for k, v in g.record.tags if first_tags.get(k) != v
                       and k not in ("Score", "GameNumber", "Result", AUTO_DOUBLES)}
     notes = []
-    if comments:
+    if comments_too and comments:
         notes.append(_count(comments, "comment"))
-    if glyphs:
+    if comments_too and glyphs:
         notes.append(_count(glyphs, "glyph"))
+    if comments_too and analyses:
+        notes.append(_count(analyses, "analysis") if analyses == 1 else f"{analyses} analyses")
     if variations:
         notes.append(_count(variations, "variation"))
     if game_tags:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 from ..dice import Roll
 from ..errors import InvalidPositionError
 from ..position import Position
-from .record import AUTO_DOUBLES, MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError
+from .record import AUTO_DOUBLES, MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError, Review
 from .sniff import looks_native  # noqa: F401 - part of this module's interface
 from .source import MAX_LINE, Overlong
 
@@ -209,7 +209,10 @@ def _actions(nodes: Sequence[Any], chunk: str, first_line: int,
             leading = True
             continue
         if kind == "comment":
-            if leading or not actions:
+            review = _review(node[2].strip(), actions[-1].player) if actions and not leading else None
+            if review is not None:
+                actions[-1] = dataclasses.replace(actions[-1], review=review)
+            elif leading or not actions:
                 pending.append(node[2].strip())
             else:
                 actions[-1] = dataclasses.replace(actions[-1], after=(*actions[-1].after, node[2].strip()))
@@ -259,6 +262,15 @@ def _actions(nodes: Sequence[Any], chunk: str, first_line: int,
     return actions, tuple(pending)
 
 
+def _review(text: str, player: int) -> Review | None:
+    """An SGF analysis kept in a comment (``{[%sgf ...]}``), if ``text`` is one."""
+    if not text.startswith("[%sgf "):
+        return None
+    from .sgf import review_from_comment
+
+    return review_from_comment(text, player)
+
+
 # ---------------------------------------------------------------------------
 # Writing
 
@@ -303,6 +315,10 @@ def _action_text(a: Action, plays: dict[int, str]) -> str:
     else:
         parts.append(f"{side} {a.kind.value}")
     parts += list(a.glyphs)
+    if a.review is not None and a.review.raw:
+        from .sgf import review_comment
+
+        parts.append(_comment(review_comment(a.review)))
     parts += [_comment(c) for c in a.after]
     for variation in a.variations:
         parts.append("(" + " ".join(_action_text(v, plays) for v in variation) + ")")

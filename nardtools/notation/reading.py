@@ -25,10 +25,11 @@ if TYPE_CHECKING:
     from .replay import ReplayedGame
 
 #: File endings looked at inside directories.
-RECORD_SUFFIXES = (".mat", ".txt", ".nrd")
+RECORD_SUFFIXES = (".mat", ".txt", ".nrd", ".sgf")
 #: The formats :func:`open_record` reads, as ``validate --help`` lists them.
 FORMATS = {"mat": "Jellyfish .mat (GNU Backgammon, XG, Galaxy, Backgammon Studio, DailyGammon, GridGammon)",
-           "nrd": "the native annotated format (.nrd)"}
+           "nrd": "the native annotated format (.nrd)",
+           "sgf": "GNU Backgammon's SGF (.sgf), with its analysis"}
 
 
 def open_record(path: str | Path, data: bytes | str | None = None,
@@ -42,14 +43,18 @@ def open_record(path: str | Path, data: bytes | str | None = None,
     text = RecordText(str(path), data, encoding)
     fmt = detect_format(text.head())
     if fmt is None:
-        raise RecordError("unknown format: neither a native record (.nrd) nor a .mat file "
-                          "(no 'N point match' header)", path=str(path))
+        raise RecordError("unknown format: not a native record (.nrd), not SGF (no '(;' at the start), "
+                          "not a .mat file (no 'N point match' header)", path=str(path))
     record = MatchRecord(path=str(path), format=fmt, encoding=text.encoding, encoding_why=text.why)
     if fmt == "mat":
         from .mat import mat_games, mat_tags
 
         mat_tags(text.lines(), record)
         return record, mat_games(text.lines(), record, comments=False)
+    if fmt == "sgf":
+        from .sgf import sgf_games
+
+        return record, sgf_games(text.text(), record)
     from .native import native_games
 
     return record, native_games(text.lines(), record)

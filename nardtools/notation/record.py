@@ -25,14 +25,16 @@ AUTO_DOUBLES = "AutoDoubles"
 
 
 class RecordError(NardtoolsError, ValueError):
-    """A record that cannot be read, with its location."""
+    """A record that cannot be read, with its location.  ``severity`` is
+    ``"warning"`` for what a reader skipped with a note and went on."""
 
     def __init__(self, message: str, *, path: str = "", line: int = 0, col: int = 0,
-                 source_line: str = "") -> None:
+                 source_line: str = "", severity: str = "error") -> None:
         where = f"{path or '<text>'}:{line}:{col}: " if line else f"{path}: " if path else ""
         super().__init__(f"{where}{message}")
         self.path, self.line, self.col, self.source_line = path, line, col, source_line
         self.bare_message = message
+        self.severity = severity
 
 
 class ActionKind(str, enum.Enum):
@@ -50,6 +52,39 @@ class ActionKind(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """An analysis a record carries for one action, as another program stored
+    it (GNU Backgammon's ``A``, ``DA`` and ``LU`` properties in SGF).
+
+    ``plays`` are the candidate plays the analysis ranked, each as written
+    (``"24/18 18/14"``, no hit marks) with its equity for the mover, in the
+    order stored; ``played`` is the index of the play made among them.
+    ``luck`` is the luck of the roll.  ``raw`` keeps the properties exactly
+    as read (the cube analysis too), so that writing the record back in the
+    same format loses nothing.
+    """
+
+    evaluator: str = ""
+    plays: tuple[tuple[str, float], ...] = ()
+    played: int | None = None
+    luck: float | None = None
+    raw: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @property
+    def best(self) -> tuple[str, float] | None:
+        """The best candidate play and its equity."""
+        return max(self.plays, key=lambda p: p[1]) if self.plays else None
+
+    @property
+    def error(self) -> float | None:
+        """Equity the play made lost against the best candidate (>= 0)."""
+        best = self.best
+        if best is None or self.played is None or not 0 <= self.played < len(self.plays):
+            return None
+        return max(0.0, best[1] - self.plays[self.played][1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +110,8 @@ class Action:
     glyphs: tuple[str, ...] = ()  # annotation glyphs: ! ? !! ?? !? ?!
     variations: tuple[tuple[Action, ...], ...] = ()  # alternatives from the position before it
     board: Position | None = None  # SET_BOARD: the position from then on; its ``player`` rolls next
+    review: Review | None = None  # an analysis stored with the action (SGF)
+    by_effect: bool = False  # the play says where checkers went, not in which order (SGF): see the replay
 
 
 @dataclass

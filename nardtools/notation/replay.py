@@ -183,7 +183,8 @@ class ReplayedMatch:
 
 def reading_problems(record: MatchRecord) -> list[Problem]:
     """The syntax problems found while reading ``record``, as problems."""
-    return [Problem(record.path, e.line, e.col, 0, 0, "", "", "syntax", e.bare_message) for e in record.errors]
+    return [Problem(record.path, e.line, e.col, 0, 0, "", "", "syntax", e.bare_message, severity=e.severity)
+            for e in record.errors]
 
 
 def record_ruleset(record: MatchRecord, rules: str | None = None,
@@ -442,7 +443,13 @@ def _apply_play(a: Action, play: str, game: Game, out: ReplayedGame, problem: An
         return tuple(str(p.play) for p in legal_plays(before, dice, game.rules, first_turn=first_turn))
 
     try:
-        game.play(play)
+        try:
+            game.play(play)
+        except IllegalPlayError:
+            same = same_effect(before, dice, play, game.rules, first_turn) if a.by_effect else None
+            if same is None:
+                raise
+            game.play(same)
     except InvalidPlayError as e:
         problem(a, "syntax", f"cannot read the play: {e}", col=a.play_col)
         raise _Stop from None
@@ -461,6 +468,21 @@ def _apply_play(a: Action, play: str, game: Game, out: ReplayedGame, problem: An
     assert event.play is not None
     out.turns.append(ReplayedTurn(a, before, game.position, event.play, not event.note,
                                   dice, first_turn, game.cube, game.cube_owner))
+
+
+def same_effect(before: Position, dice: Any, play: str, rules: Any, first_turn: bool | None) -> Play | None:
+    """The legal play that moves the mover's checkers as the steps of
+    ``play`` do taken together, whatever their order or split between the
+    dice: GNU Backgammon's SGF writes a play's checker moves, not always in an
+    order the dice allow (``62: 7/1 1/off`` for ``7/5/off``).  ``None`` when
+    no legal play, or more than one (hitting differently), does that."""
+    mover = list(before.mover)
+    for step in Play.parse(play).steps:
+        mover[step.source] -= 1
+        mover[step.target] += 1
+    results = {lp.result: lp.play for lp in legal_plays(before, dice, rules, first_turn=first_turn)
+               if list(lp.result.opponent) == mover}
+    return next(iter(results.values())) if len(results) == 1 else None
 
 
 def _resignation(a: Action, game: Game, problem: Any) -> None:

@@ -143,9 +143,24 @@ def looks_native(text: str) -> bool:
     return False
 
 
+_SGF_START = re.compile(r"\A[\s\ufeff]*\(\s*;")
+
+
+def looks_sgf(text: str) -> bool:
+    """Whether ``text`` starts (after white space) with an SGF game tree ``(;``."""
+    return bool(_SGF_START.match(text))
+
+
 def detect_format(text: str) -> str | None:
-    """``"nrd"`` for the native format (it starts with a tag), ``"mat"`` when
-    the text has a ``N point match`` header, else ``None``."""
+    """``"nrd"`` for the native format (it starts with a tag), ``"sgf"`` for
+    SGF (it starts with ``(;``), ``"mat"`` when the text has a ``N point
+    match`` header, else ``None``.
+
+    >>> detect_format("(;FF[4]GM[6]")
+    'sgf'
+    """
     if looks_native(text):
         return "nrd"
+    if looks_sgf(text):
+        return "sgf"
     return "mat" if looks_like_mat(text) else None

@@ -131,6 +131,17 @@ class RecordText:
             raise RecordError(f"not {self.encoding} text: {e.reason} (use --encoding to name the file's "
                               "encoding)", path=self.path) from None
 
+    def text(self) -> str:
+        """The whole text, line ends made LF (for formats not framed by lines,
+        such as SGF, which may hold a whole match on one line)."""
+        decoder = codecs.getincrementaldecoder(self.encoding)(errors="strict")
+        try:
+            text = "".join(decoder.decode(block) for block in self._blocks()) + decoder.decode(b"", final=True)
+        except UnicodeDecodeError as e:
+            raise RecordError(f"not {self.encoding} text: {e.reason} (use --encoding to name the file's "
+                              "encoding)", path=self.path) from None
+        return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
     def head(self, lines: int = 200) -> str:
         """The first ``lines`` lines (the format sniffers look at no more)."""
         chunks = []

@@ -20,7 +20,8 @@ from __future__ import annotations
 import html
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ..analysis.annotate import TurnNote, annotate_game
 from ..notation.replay import ReplayedGame, ReplayedMatch
@@ -150,59 +151,132 @@ def _arrows(steps: Sequence[Step], player: int, view: int, position: Position) -
     return [[slot(s.source), slot(s.target)] for s in steps]
 
 
-def frames_data(match: ReplayedMatch, game: int | None = None, *, persian: bool = False,
-                race_points: int = 6, view: int = 0, analysis: Sequence[TurnAnalysis] = ()) -> dict[str, Any]:
-    """Everything the HTML page shows, as JSON-ready data."""
+_CUBE_TEXT = {"double": "doubles", "take": "takes", "drop": "drops", "beaver": "beavers", "resign": "resigns"}
+
+
+def _turn_analysis(analysis: Mapping[int, Sequence[TurnAnalysis]] | Sequence[TurnAnalysis],
+                   number: int) -> Sequence[TurnAnalysis]:
+    """One game's analysed turns, from either a list (one game's) or a map by game."""
+    if isinstance(analysis, Mapping):
+        return analysis.get(number, ())
+    return [t for t in analysis if t.game == number]
+
+
+def game_data(match: ReplayedMatch, replayed: ReplayedGame, *, persian: bool = False, race_points: int = 6,
+              analysis: Sequence[TurnAnalysis] = ()) -> dict[str, Any]:
+    """One game of the page, as JSON-ready data: its frames (boards from
+    player 0's view; the page turns them round), the rows of its turn list
+    (plays, cube actions, the result, each pointing at a frame), its score
+    and result."""
     from ..analysis.analyse import GLYPHS
 
-    replayed = match.game(game)
-    record = match.record
-    names = record.names
+    names = match.record.names
     frames = game_frames(replayed, names, persian=persian, race_points=race_points, analysis=analysis)
+    turns = replayed.turns
     out = []
+    cube, owner = 1 << replayed.game.auto_doubles, None
     for f in frames:
         n = f.note
+        t = turns[n.index] if n is not None else None
+        if t is not None:
+            cube, owner = t.cube, t.cube_owner
         pips = f.position.pips() if f.position.player == 0 else f.position.pips()[::-1]
+        glyphs = list(n.glyphs) if n else []
+        if f.analysis is not None and f.analysis.mark and GLYPHS[f.analysis.mark] not in glyphs:
+            glyphs.append(GLYPHS[f.analysis.mark])
+        equity = None
+        if f.analysis is not None and f.analysis.equity is not None:
+            equity = f.analysis.equity if f.analysis.side == 0 else -f.analysis.equity
         out.append({
-            "index": f.index, "position": str(f.position), "board": _view(f.position, view),
+            "index": f.index, "position": str(f.position), "board": _view(f.position, 0),
             "player": n.player if n else None, "turn": n.turn if n else 0,
             "dice": n.dice.lstrip("+") if n else "", "play": n.play if n else "",
             "written": n.written if n else "",
-            "arrows": _arrows(n.steps, n.player, view, f.position) if n else [],
-            "comments": list(n.comments) if n else [],
-            "glyphs": (list(n.glyphs) if n else []) + ([GLYPHS[f.analysis.mark]] if f.analysis and f.analysis.mark
-                                                        else []),
-            "lines": f.lines,
+            "arrows": _arrows(n.steps, n.player, 0, f.position) if n else [],
+            "comments": list(n.comments) if n else [], "glyphs": glyphs, "lines": f.lines,
             "analysis": None if f.analysis is None else {k: v for k, v in f.analysis.as_dict().items()
                                                           if k in ("best", "error", "luck", "mark", "equity")},
+            "equity": equity,
             "pips": list(pips), "pwin": (None if not n or n.pwin_after is None else
                                          (n.pwin_after if n.player == 0 else 1 - n.pwin_after)),
             "forced": bool(n and n.forced), "legal_plays": n.legal_plays if n else 0,
             "rule": n.rule if n else "", "legal": n.legal if n else True,
+            "cube": cube, "owner": owner,
         })
     g = replayed.game
     result = ""
     if g.outcome is not None:
         unit = "point" if g.outcome.points == 1 else "points"
         result = f"{names[g.outcome.winner]} wins {g.outcome.points} {unit} ({g.outcome.kind})"
-    return {
-        "title": f"{names[0]} vs {names[1]}, game {replayed.record.number}",
-        "names": list(names), "kind": frames[0].position.kind.value, "ruleset": match.ruleset.name,
-        "view": view, "match_length": g.match_length, "score": list(g.score),
-        "result": result, "frames": out,
-    }
+    return {"number": replayed.record.number, "score": list(g.score), "crawford": g.crawford,
+            "result": result, "winner": g.outcome.winner if g.outcome else None,
+            "points": g.outcome.points if g.outcome else 0, "frames": out,
+            "rows": _rows(replayed, frames, result)}
+
+
+def _rows(replayed: ReplayedGame, frames: Sequence[Frame], result: str) -> list[dict[str, Any]]:
+    """The turn list: every play, cube action and the result, in record order,
+    each with the frame it shows (a cube action shows the position it was
+    offered in)."""
+    frame_of = {f.note.index: f.index for f in frames if f.note is not None}
+    turn_of = {id(t.action): i for i, t in enumerate(replayed.turns)}
+    rows: list[dict[str, Any]] = []
+    shown = 0
+    for a in replayed.record.actions:
+        if id(a) in turn_of and turn_of[id(a)] in frame_of:
+            shown = frame_of[turn_of[id(a)]]
+            f = frames[shown]
+            assert f.note is not None
+            rows.append({"frame": shown, "kind": "play", "turn": a.number, "player": a.player,
+                         "text": f"{f.note.dice}: {f.note.play or '(no move)'}"})
+        elif a.kind.value in _CUBE_TEXT:
+            value = replayed.offers.get(id(a), a.value)
+            rows.append({"frame": shown, "kind": "cube", "turn": a.number, "player": a.player,
+                         "text": _CUBE_TEXT[a.kind.value] + (f" to {value}" if value else "")})
+    if result:
+        rows.append({"frame": len(frames) - 1, "kind": "result", "turn": 0, "player": None, "text": result})
+    return rows
+
+
+def page_data(match: ReplayedMatch, games: Sequence[int] | None = None, *, persian: bool = False,
+              race_points: int = 6,
+              analysis: Mapping[int, Sequence[TurnAnalysis]] | Sequence[TurnAnalysis] = ()) -> dict[str, Any]:
+    """Everything the HTML page shows, as JSON-ready data: the match and the
+    games numbered ``games`` (default: all)."""
+    record = match.record
+    names = record.names
+    chosen = [match.game(n) for n in games] if games is not None else match.games
+    data = [game_data(match, g, persian=persian, race_points=race_points,
+                      analysis=_turn_analysis(analysis, g.record.number)) for g in chosen]
+    kind = data[0]["frames"][0]["position"].split()[0] if data else match.ruleset.rules.start
+    final = list(chosen[-1].game.score) if chosen else [0, 0]
+    if chosen and chosen[-1].game.outcome is not None:
+        final[chosen[-1].game.outcome.winner] += chosen[-1].game.outcome.points
+    title = f"{names[0]} vs {names[1]}" + (f", game {chosen[0].record.number}" if len(chosen) == 1 else "")
+    return {"title": title, "names": list(names), "kind": kind, "ruleset": match.ruleset.name,
+            "match_length": record.length, "final": final, "games": data}
 
 
 def replay_html(match: ReplayedMatch, game: int | None = None, *, persian: bool = False,
-                race_points: int = 6, analysis: Sequence[TurnAnalysis] = ()) -> str:
-    """One self-contained HTML page stepping through ``game`` (default: the first)."""
-    data = frames_data(match, game, persian=persian, race_points=race_points, analysis=analysis)
+                race_points: int = 6,
+                analysis: Mapping[int, Sequence[TurnAnalysis]] | Sequence[TurnAnalysis] = ()) -> str:
+    """One self-contained HTML page: the whole match, or only ``game``.
+
+    A score bar and a list of games to click on, a list of the game's turns
+    (plays, cube actions, marks) to jump to, the board with the cube and the
+    score, buttons and keys (arrows: turns; Page Up/Down: games; F: flip the
+    board), the annotations, a chart of pip counts and, where the record or
+    ``analysis`` has one, of the equity with the errors marked."""
+    data = page_data(match, None if game is None else [game], persian=persian, race_points=race_points,
+                     analysis=analysis)
     # nothing in the data may look like markup inside the script element
     # (``</script>``, ``<!--`` would end it or change how it is parsed)
-    payload = (json.dumps(data, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
-               .replace("&", "\\u0026").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
-    return (_PAGE.replace("{{TITLE}}", html.escape(data["title"]))
-            .replace("{{DATA}}", payload).replace("{{SCRIPT}}", _SCRIPT).replace("{{STYLE}}", _STYLE))
+    payload = (json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+               .replace(">", "\\u003e").replace("&", "\\u0026").replace("\u2028", "\\u2028")
+               .replace("\u2029", "\\u2029"))
+    return (_asset("replay.html").replace("{{TITLE}}", html.escape(data["title"]))
+            .replace("{{STYLE}}", _asset("replay.css")).replace("{{SCRIPT}}", _asset("replay.js"))
+            .replace("{{DATA}}", payload))
 
 
 # ---------------------------------------------------------------------------
@@ -227,192 +301,6 @@ def replay_terminal(match: ReplayedMatch, game: int | None = None, *, persian: b
     return shown
 
 
-_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
-<title>{{TITLE}}</title><style>{{STYLE}}</style></head>
-<body>
-<h1 id="title"></h1>
-<div id="main">
- <svg id="board" viewBox="-20 -64 880 800" role="img" aria-label="board"></svg>
- <div id="side">
-  <div id="controls">
-   <button id="first" title="Home">|◀</button><button id="prev" title="Left arrow">◀</button>
-   <span id="counter"></span>
-   <button id="next" title="Right arrow">▶</button><button id="last" title="End">▶|</button>
-  </div>
-  <div id="move"></div>
-  <ul id="notes"></ul>
-  <div id="comments"></div>
-  <svg id="chart" viewBox="0 0 420 200" role="img" aria-label="pip counts"></svg>
-  <p id="legend"></p>
-  <p id="result"></p>
- </div>
-</div>
-<script id="data" type="application/json">{{DATA}}</script>
-<script>{{SCRIPT}}</script>
-</body></html>
-"""
-
-_STYLE = """
-body{font-family:system-ui,sans-serif;margin:16px;background:#faf7f0;color:#222}
-h1{font-size:1.2em;margin:0 0 8px}
-#main{display:flex;flex-wrap:wrap;gap:16px}
-#board{width:640px;max-width:100%;background:#fff;border-radius:6px}
-#side{width:440px;max-width:100%}
-#controls button{font-size:1.2em;margin-right:4px}
-#counter{display:inline-block;min-width:7em;text-align:center}
-#move{font-weight:bold;margin:10px 0 4px;font-size:1.1em}
-#notes{margin:4px 0;padding-left:18px}
-#comments{white-space:pre-wrap;background:#fff8dc;border-left:3px solid #d9b44a;padding:4px 8px;min-height:1em}
-#comments:empty{display:none}
-#chart{width:420px;max-width:100%;background:#fff;margin-top:10px}
-.glyph{color:#a33;margin-left:4px}
-"""
-
-_SCRIPT = r"""
-"use strict";
-const D = JSON.parse(document.getElementById("data").textContent);
-const NS = "http://www.w3.org/2000/svg";
-const COLOURS = [["#f4efe1", "#5b4a32"], ["#2b2b2b", "#000"]];
-let cur = 0;
-function el(tag, attrs, parent, text) {
-  const e = document.createElementNS(NS, tag);
-  for (const k in attrs) e.setAttribute(k, attrs[k]);
-  if (text !== undefined) e.textContent = text;
-  if (parent) parent.appendChild(e);
-  return e;
-}
-// view point q (1..24) -> x centre, top half?
-function slot(q) {
-  const col = q <= 12 ? 12 - q : q - 13;
-  return [col < 6 ? col * 60 + 30 : col * 60 + 90, q > 12];
-}
-function drawBoard(f) {
-  const svg = document.getElementById("board");
-  svg.innerHTML = "";
-  svg.dataset.position = f.position;
-  svg.dataset.index = f.index;
-  el("rect", {x: -12, y: -12, width: 864, height: 684, fill: "#7a4e2d", rx: 8}, svg);
-  el("rect", {x: 0, y: 0, width: 360, height: 660, fill: "#2f5d3a"}, svg);
-  el("rect", {x: 420, y: 0, width: 360, height: 660, fill: "#2f5d3a"}, svg);
-  el("rect", {x: 790, y: 0, width: 50, height: 660, fill: "#2f5d3a"}, svg);
-  for (let q = 1; q <= 24; q++) {
-    const [x, top] = slot(q);
-    const pts = top ? `${x-30},0 ${x+30},0 ${x},270` : `${x-30},660 ${x+30},660 ${x},390`;
-    el("polygon", {points: pts, fill: q % 2 ? "#8c2f1f" : "#c9a36b"}, svg);
-    el("text", {x: x, y: top ? -18 : 690, "text-anchor": "middle", "font-size": 16, fill: "#333",
-                class: "point-number"}, svg, String(q));
-  }
-  const b = f.board;
-  for (let q = 1; q <= 24; q++) {
-    const [n, side] = b.points[q - 1];
-    if (n > 0) stack(svg, slot(q)[0], slot(q)[1], n, side, "p" + q);
-  }
-  if (D.kind === "backgammon") {
-    stack(svg, 390, false, b.bar[0], D.view, "bar", 250);
-    stack(svg, 390, true, b.bar[1], 1 - D.view, "bar", 410);
-  }
-  for (const [i, side] of [[0, D.view], [1, 1 - D.view]]) {
-    for (let k = 0; k < b.off[i]; k++) {
-      const y = i === 0 ? 648 - k * 16 : 4 + k * 16;
-      el("rect", {x: 795, y: y, width: 40, height: 12, fill: COLOURS[side][0], stroke: COLOURS[side][1],
-                  class: "checker", "data-point": "off", "data-side": side}, svg);
-    }
-  }
-  if (f.dice) {
-    const ds = f.dice.split("").map(Number);
-    ds.forEach((d, i) => die(svg, 560 + i * 70, 300, d, f.player));
-  }
-  const defs = el("defs", {}, svg);
-  const m = el("marker", {id: "head", markerWidth: 8, markerHeight: 8, refX: 6, refY: 4, orient: "auto"}, defs);
-  el("path", {d: "M0,0 L8,4 L0,8 z", fill: "#e0a400"}, m);
-  for (const [a, z] of f.arrows) {
-    const [x1, y1] = where(a, f.player), [x2, y2] = where(z, f.player);
-    el("path", {d: `M${x1},${y1} Q${(x1+x2)/2},${(y1+y2)/2 - 40} ${x2},${y2}`, fill: "none",
-                stroke: "#e0a400", "stroke-width": 4, "marker-end": "url(#head)", class: "arrow"}, svg);
-  }
-  const onRoll = f.player === null ? null : 1 - f.player;  // after a play the other side is to roll
-  for (const [side, y] of [[1 - D.view, -44], [D.view, 718]]) {
-    el("text", {x: 0, y: y, "font-size": 16, fill: "#222", "font-weight": side === onRoll ? "bold" : "normal",
-                class: "name"}, svg, `${D.names[side]}: ${f.pips[side]} pips` + (side === onRoll ? " (to roll)" : ""));
-  }
-}
-function where(s, player) {
-  const mine = player === D.view;
-  if (s === "off") return [815, mine ? 600 : 60];
-  if (s === "bar") return [390, mine ? 420 : 240];
-  const [x, top] = slot(Number(s));
-  return [x, top ? 240 : 420];
-}
-function stack(svg, x, top, n, side, point, base) {
-  const y0 = base !== undefined ? base : (top ? 30 : 630);
-  const dy = (top ? 1 : -1) * 56;
-  for (let i = 0; i < n; i++) {
-    const shown = Math.min(i, 4);
-    el("circle", {cx: x, cy: y0 + shown * dy, r: 26, fill: COLOURS[side][0], stroke: COLOURS[side][1],
-                  "stroke-width": 2, class: "checker", "data-point": point, "data-side": side}, svg);
-  }
-  if (n > 5) el("text", {x: x, y: y0 + 4 * dy + 6, "text-anchor": "middle", "font-size": 18,
-                         "font-weight": "bold", fill: side === 0 ? "#5b4a32" : "#eee"}, svg, String(n));
-}
-function die(svg, x, y, d, player) {
-  const [face, edge] = COLOURS[player === null ? 0 : player];
-  el("rect", {x: x, y: y, width: 56, height: 56, rx: 8, fill: face, stroke: edge, "stroke-width": 2,
-              class: "die", "data-value": d}, svg);
-  const S = {1: [[0,0]], 2: [[-1,-1],[1,1]], 3: [[-1,-1],[0,0],[1,1]], 4: [[-1,-1],[-1,1],[1,-1],[1,1]],
-             5: [[-1,-1],[-1,1],[0,0],[1,-1],[1,1]], 6: [[-1,-1],[-1,0],[-1,1],[1,-1],[1,0],[1,1]]}[d];
-  for (const [a, b] of S) el("circle", {cx: x + 28 + a * 14, cy: y + 28 + b * 14, r: 5,
-                                        fill: player === 1 ? "#eee" : "#333"}, svg);
-}
-function drawChart() {
-  const svg = document.getElementById("chart");
-  svg.innerHTML = "";
-  const F = D.frames, W = 400, H = 170, L = 10;
-  const maxPip = Math.max(...F.map(f => Math.max(f.pips[0], f.pips[1])), 1);
-  const x = i => L + (F.length > 1 ? i * W / (F.length - 1) : 0);
-  const y = p => 10 + H - p / maxPip * H;
-  for (const side of [0, 1]) {
-    el("polyline", {points: F.map((f, i) => `${x(i)},${y(f.pips[side])}`).join(" "), fill: "none",
-                    stroke: side === 0 ? "#b08a3e" : "#222", "stroke-width": 2, class: "pips-line"}, svg);
-  }
-  const race = F.map((f, i) => f.pwin === null ? null : `${x(i)},${10 + H - f.pwin * H}`).filter(Boolean);
-  if (race.length) el("polyline", {points: race.join(" "), fill: "none", stroke: "#2a6fdb", "stroke-width": 2,
-                                   "stroke-dasharray": "4 3", class: "pwin-line"}, svg);
-  el("line", {id: "cursor", x1: x(cur), x2: x(cur), y1: 5, y2: H + 15, stroke: "#c00", "stroke-width": 1.5}, svg);
-  document.getElementById("legend").textContent =
-    `Pip counts: ${D.names[0]} (gold), ${D.names[1]} (black)` + (race.length ? `; race P(win) of ${D.names[0]} (blue, 0–100%)` : "");
-}
-function show(i) {
-  cur = Math.max(0, Math.min(D.frames.length - 1, i));
-  const f = D.frames[cur];
-  drawBoard(f);
-  document.getElementById("counter").textContent = `${cur} / ${D.frames.length - 1}`;
-  const move = document.getElementById("move");
-  move.textContent = f.player === null ? "Start" :
-    `${f.turn}. ${D.names[f.player]} ${f.dice}: ${f.play || "(no move)"}`;
-  move.dataset.dice = f.dice; move.dataset.play = f.play;
-  for (const g of f.glyphs) { const s = document.createElement("span"); s.className = "glyph"; s.textContent = g; move.appendChild(s); }
-  const notes = document.getElementById("notes");
-  notes.innerHTML = "";
-  for (const line of f.lines) { const li = document.createElement("li"); li.textContent = line; notes.appendChild(li); }
-  document.getElementById("comments").textContent = f.comments.join("\n");
-  const c = document.getElementById("cursor");
-  if (c) { const xx = 10 + (D.frames.length > 1 ? cur * 400 / (D.frames.length - 1) : 0); c.setAttribute("x1", xx); c.setAttribute("x2", xx); }
-}
-document.getElementById("title").textContent =
-  D.title + ` (${D.kind}, ${D.ruleset}` + (D.match_length ? `, ${D.score[0]}-${D.score[1]} of ${D.match_length}` : "") + ")";
-document.getElementById("result").textContent = D.result;
-document.getElementById("first").onclick = () => show(0);
-document.getElementById("prev").onclick = () => show(cur - 1);
-document.getElementById("next").onclick = () => show(cur + 1);
-document.getElementById("last").onclick = () => show(D.frames.length - 1);
-document.addEventListener("keydown", e => {
-  if (e.key === "ArrowRight" || e.key === " ") { show(cur + 1); e.preventDefault(); }
-  else if (e.key === "ArrowLeft") show(cur - 1);
-  else if (e.key === "Home") show(0);
-  else if (e.key === "End") show(D.frames.length - 1);
-});
-drawChart();
-show(0);
-"""
+def _asset(name: str) -> str:
+    """A file of the page (``page/replay.html``, ``.css``, ``.js``), shipped with the package."""
+    return (Path(__file__).parent / "page" / name).read_text(encoding="utf-8")

@@ -1,0 +1,278 @@
+"""GNU Backgammon's SGF: read as gnubg writes it (checked against the same
+match in ``.mat`` and against gnubg's own text export of its analysis),
+written so that gnubg loads it, round trips through ``.mat`` and the native
+format, and bad files refused with a located error.
+
+The fixtures in ``tests/fixtures/sgf`` and ``examples/backgammon/gnubg-5pt-analysed.sgf``
+were made by GNU Backgammon 1.07 from ``tests/fixtures/gnubg-standard-5-90001.mat``
+(``tests/fixtures/sgf/make.sh``);
+the corpus tests make more from the shared corpus when gnubg is installed."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from nardtools.cli import app
+from nardtools.notation.convert import convert
+from nardtools.notation.reading import read_record
+from nardtools.notation.record import ActionKind, RecordError
+from nardtools.notation.replay import ReplayedMatch, replay_match
+from nardtools.notation.sgf import export_sgf, parse_trees, read_sgf
+
+from .corpus import CORPUS, needs_corpus
+from .gnubg_oracle import GNUBG
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+PLAIN = FIXTURES / "sgf" / "gnubg-standard-5-90001.sgf"
+ANALYSED = ROOT / "examples" / "backgammon" / "gnubg-5pt-analysed.sgf"
+MAT = FIXTURES / "gnubg-standard-5-90001.mat"
+EXAMPLES = sorted(ROOT.glob("examples/**/*.mat")) + sorted(ROOT.glob("examples/**/*.nrd"))
+runner = CliRunner()
+
+
+def _summary(match: ReplayedMatch, ruleset: bool = True) -> tuple:
+    """What a record says, whatever its format: the match (and the ruleset
+    it is replayed under), and per game its score, every play (canonical)
+    and cube action in order, and the outcome."""
+    games = []
+    for g in match.games:
+        plays = {id(t.action): str(t.play) for t in g.turns}
+        acts = [(a.player, a.kind.value, plays.get(id(a), "")) for a in g.record.actions
+                if id(a) in plays or a.kind in (ActionKind.DOUBLE, ActionKind.TAKE, ActionKind.DROP,
+                                                ActionKind.BEAVER)]
+        outcome = g.game.outcome
+        games.append((g.record.number, g.record.score, acts,
+                      (outcome.winner, outcome.points) if outcome else None))
+    return match.record.length, match.record.players, match.ruleset.name if ruleset else "", games
+
+
+def _comments(match: ReplayedMatch) -> list[str]:
+    return [c for g in match.games for a in g.record.actions for c in (*a.before, *a.after)]
+
+
+def test_gnubg_sgf_reads_as_the_same_match_as_its_mat():
+    sgf, mat = replay_match(read_record(PLAIN)), replay_match(read_record(MAT))
+    assert read_record(PLAIN).format == "sgf" and not sgf.problems
+    assert _summary(sgf) == _summary(mat)
+    assert sum(len(g.turns) for g in sgf.games) == sum(len(g.turns) for g in mat.games) > 100
+    assert [a for a in _summary(sgf)[3][2][2] if a[1] == "double"]  # the match has cube actions
+
+
+def _gnubg_text_export(path: Path) -> list[tuple[str, float, str, float, float]]:
+    """Per analysed move of gnubg's text export: dice, luck, the move played
+    (starred), its equity and the best equity (the first listed)."""
+    found = []
+    for part in sorted(path.parent.glob(path.stem + "*.txt")):
+        text = part.read_text(encoding="utf-8")
+        for block in re.split(r"\nMove number \d+:", text)[1:]:
+            m = re.search(r"Rolled (\d\d) \(([-+]?\d+\.\d+)\):\n(.*?)\n\n", block, re.S)
+            if not m:
+                continue
+            moves = re.findall(r"^(\*?)\s+\d+\. Cubeful \d-ply\s+(.*?)\s+Eq\.:\s+([-+]?\d+\.\d+)", m[3], re.M)
+            played = next((mv for mv in moves if mv[0]), None)
+            if played is None:  # the play made is not among those listed
+                continue
+            found.append((m[1], float(m[2]), played[1].strip(), float(played[2]), float(moves[0][2])))
+    return found
+
+
+def test_gnubg_analysis_is_read_as_gnubg_reports_it():
+    from nardtools.analysis.analyse import recorded_analysis
+
+    match = replay_match(read_record(ANALYSED))
+    assert _summary(match) == _summary(replay_match(read_record(MAT)))
+    turns = [t for g in sorted(recorded_analysis(match).items()) for t in g[1]]
+    reported = _gnubg_text_export(FIXTURES / "sgf" / "gnubg-standard-5-90001-analysed.txt")
+    assert len(reported) > 100
+    # gnubg's text export lists the analysed moves in order; match them to ours by dice, in order
+    assert len(turns) >= len(reported)
+    it = iter(turns)
+    compared = 0
+    for dice, luck, _, equity, best in reported:
+        t = next(x for x in it if x.dice == dice)
+        assert round(t.luck, 3) == pytest.approx(luck, abs=1e-3)
+        assert t.equity is not None and round(t.equity, 3) == pytest.approx(equity, abs=1e-3)
+        assert round(t.best_equity, 3) == pytest.approx(best, abs=1e-3)
+        compared += 1
+    assert compared == len(reported)
+
+
+def test_analysis_marks_and_comments_survive_sgf_and_the_native_format():
+    match = replay_match(read_record(ANALYSED))
+    reviews = [a.review for g in match.games for a in g.record.actions if a.review is not None]
+    assert len(reviews) > 100 and all(r.raw for r in reviews)
+    text, dropped = convert(match, "nrd")
+    assert "[%sgf " in text and dropped == []
+    native = replay_match(read_record("m.nrd", text))
+    again = replay_match(read_record("m.sgf", export_sgf(native)))
+    assert _summary(again) == _summary(match)
+    assert [a.review for g in again.games for a in g.record.actions if a.review] == reviews
+    assert [a.glyphs for g in again.games for a in g.record.actions] == \
+        [a.glyphs for g in match.games for a in g.record.actions]
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_examples_round_trip_through_sgf(path: Path):
+    match = replay_match(read_record(path))
+    if any(a.part for g in match.games for a in g.record.actions):
+        with pytest.raises(Exception, match="carried over"):
+            export_sgf(match)
+        return
+    text = export_sgf(match)
+    back = replay_match(read_record(path.with_suffix(".sgf").name, text))
+    assert _summary(back) == _summary(match)
+    assert sorted(_comments(back)) == sorted(_comments(match))
+    assert export_sgf(back) == text  # written again, the same text
+    if match.ruleset.rules.is_long:
+        assert "GM[106]" in text and "GM[6]" not in text
+    mat, _ = convert(back, "mat")
+    assert _summary(replay_match(read_record("back.mat", mat))) == _summary(match)
+
+
+def test_native_comments_and_glyphs_survive_sgf():
+    text = ('[Game "backgammon"]\n[X "ann"]\n[O "bob"]\n[MatchLength "3"]\n\n'
+            '1. X 31: 8/5 6/5 {a point [made\\]} ! O 64: 24/18/14 ?? {too bold}\n'
+            '2. X double {early?} O take X 52: 13/8 13/11 !?\n*\n')
+    match = replay_match(read_record("t.nrd", text))
+    back = replay_match(read_record("t.sgf", export_sgf(match)))
+    assert _summary(back) == _summary(match)
+    assert _comments(back) == ["a point [made\\]", "too bold", "early?"]
+    assert [a.glyphs for a in back.games[0].record.actions] == [("!",), ("??",), (), (), ("!?",)]
+
+
+def test_variations_are_kept_as_the_records_variations():
+    record = read_sgf("(;GM[6]MI[length:1][game:0][ws:0][bs:0];W[31hefe](;B[64aggk])(;B[64aglp]C[or this]))")
+    _, second = record.games[0].actions
+    assert second.play == "24/18 18/14" and len(second.variations) == 1
+    assert second.variations[0][0].play == "24/18 13/9" and second.variations[0][0].after == ("or this",)
+    match = replay_match(record)
+    assert not match.errors and len(match.games[0].turns) == 2
+
+
+def test_a_resignation_after_the_roll_and_a_board_set_up():
+    record = read_sgf("(;GM[6]MI[length:5][game:0][ws:0][bs:0]PW[a]PB[b]RE[W+2R]"
+                      ";W[31hefe];B[64aggk];PL[W]DI[66])")
+    kinds = [(a.kind, str(a.roll) if a.roll else "") for a in record.games[0].actions]
+    assert kinds[-2:] == [(ActionKind.RESIGN, "66"), (ActionKind.WIN, "")]
+    match = replay_match(record)
+    assert match.games[0].game.outcome.points == 2 and not match.errors
+    assert "PL[W]DI[66]" in export_sgf(match) and "RE[W+2R]" in export_sgf(match)
+    setup = read_sgf("(;GM[6]MI[length:0][game:0][ws:0][bs:0];PL[B]AE[a:y]AW[a][a][f]AB[x][x][y];B[31hefe])")
+    board = setup.games[0].actions[0]
+    assert board.kind is ActionKind.SET_BOARD and board.board is not None and board.board.player == 1
+    assert board.board.side_of(0)[1] == 2 and board.board.side_of(0)[6] == 1 and board.board.side_of(1)[25] == 1
+
+
+BAD = [
+    ("(;GM[6]MI[length:3];W[31hefe]", "unbalanced brackets", (1, 30)),
+    ("(;GM[6];C[open", "truncated file", (1, 15)),
+    ("(;GM[6];C[ends with a backslash\\", "backslash", (1, 33)),
+    ("(;GM[1]PB[go player])", "unknown game: GM[1]", (1, 3)),
+    ("(;GM[6]\n;W[31hxqq])", None, None),  # a legal SGF value, an impossible play: the replay says so
+    ("(;GM[6]\n;W[3]\n)", "cannot read the move W[3]", (2, 2)),
+    ("(;GM[6])\n)", "expected '(' to start a game tree", (2, 1)),
+    ("GM[6]", "unknown format", None),
+    ("(;GM[6];W[31hefe]]", "expected a property name", (1, 18)),
+    ("(;GM[6]W)", "has no value", (1, 9)),
+]
+
+
+@pytest.mark.parametrize("text, message, where", BAD, ids=[b[0][:24] for b in BAD])
+def test_bad_sgf_gives_a_located_error(text: str, message: str | None, where: tuple[int, int] | None):
+    try:
+        record = read_record("bad.sgf", text)
+    except RecordError as e:
+        assert message is not None and message in str(e) and where is None
+        return
+    errors = [e for e in record.errors if e.severity == "error"]
+    if message is None:
+        assert not errors and replay_match(record).errors
+        return
+    assert errors and message in errors[0].bare_message, [str(e) for e in errors]
+    assert (errors[0].line, errors[0].col) == where
+    assert errors[0].path == "bad.sgf"
+
+
+def test_unknown_properties_are_skipped_with_a_warning():
+    record = read_sgf("(;GM[6]MI[length:1][game:0][ws:0][bs:0]ZZ[x];W[31hefe]TB[aa])")
+    assert [e.severity for e in record.errors] == ["warning", "warning"]
+    assert "ZZ[x]" in str(record.errors[0]) and len(record.games[0].actions) == 1
+
+
+def test_parse_trees_is_linear_on_long_values():
+    text = "(;GM[6];C[" + "x\\]" * 200_000 + "])"
+    assert len(next(parse_trees(text)).nodes[1][0].value) == 400_000
+
+
+def test_every_command_that_reads_records_reads_sgf(tmp_path: Path):
+    disguised = tmp_path / "match.txt"  # sniffed by content, not by name
+    disguised.write_bytes(PLAIN.read_bytes())
+    for args in (["validate", str(disguised)], ["stats", str(PLAIN)], ["pips", str(PLAIN), "--game", "2"],
+                 ["show", str(PLAIN), "--game", "1", "--turn", "3"],
+                 ["replay", str(PLAIN), "-o", str(tmp_path / "m.html")],
+                 ["convert", str(PLAIN), str(tmp_path / "m.mat")],
+                 ["convert", str(tmp_path / "m.mat"), str(tmp_path / "m.sgf")]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, (args, result.output)
+    assert _summary(replay_match(read_record(tmp_path / "m.sgf"))) == _summary(replay_match(read_record(MAT)))
+    assert runner.invoke(app, ["validate", str(tmp_path)]).exit_code == 0
+
+
+# ---------------------------------------------------------------------------
+# GNU Backgammon as the oracle, on the shared corpus
+
+needs_gnubg = pytest.mark.skipif(GNUBG is None and not os.environ.get("CI"), reason="GNU Backgammon is not installed")
+
+
+def _gnubg(commands: list[str], tmp_path: Path) -> str:
+    assert GNUBG is not None, "GNU Backgammon is required under CI"
+    script = tmp_path / "run.cmd"
+    script.write_text("\n".join(["set confirm new off", *commands]) + "\n", encoding="utf-8")
+    done = subprocess.run([GNUBG, "-t", "-q", "-c", str(script)], capture_output=True, text=True, timeout=600)
+    return done.stdout + done.stderr
+
+
+def _corpus() -> list[Path]:
+    return sorted(CORPUS.rglob("*.mat")) + sorted(CORPUS.rglob("*.txt"))
+
+
+@needs_corpus
+@needs_gnubg
+def test_gnubg_sgf_of_the_whole_corpus_reads_as_its_mat(tmp_path: Path):
+    files = [f for f in _corpus() if f.name != "README.md"]
+    out = _gnubg([c for i, f in enumerate(files) for c in (f'import mat "{f}"', f'save match "{tmp_path}/{i}.sgf"')],
+                 tmp_path)
+    assert "WARNING" not in out
+    games = 0
+    for i, f in enumerate(files):
+        sgf, mat = replay_match(read_record(tmp_path / f"{i}.sgf")), replay_match(read_record(f))
+        # (gnubg keeps no cube limit: a .mat file's CubeLimit tag is not in its SGF)
+        assert _summary(sgf, ruleset=False) == _summary(mat, ruleset=False), f
+        assert not sgf.errors, (f, sgf.errors[:1])
+        games += len(sgf.games)
+    assert len(files) >= 100 and games >= 700
+
+
+@needs_corpus
+@needs_gnubg
+def test_gnubg_loads_our_sgf_and_replays_it_to_the_same_result(tmp_path: Path):
+    files = [f for f in _corpus() if f.name != "README.md"] + [FIXTURES / "gnubg-standard-5-90001.mat"]
+    commands = []
+    for i, f in enumerate(files):
+        (tmp_path / f"{i}.sgf").write_text(export_sgf(replay_match(read_record(f))), encoding="utf-8")
+        commands += [f'load match "{tmp_path}/{i}.sgf"', f'export match mat "{tmp_path}/{i}.back.mat"']
+    out = _gnubg(commands, tmp_path)
+    assert "WARNING" not in out and "rror" not in out, out[:2000]
+    for i, f in enumerate(files):
+        ours = _summary(replay_match(read_record(f)))
+        back = _summary(replay_match(read_record(tmp_path / f"{i}.back.mat")))
+        # (gnubg writes "rolled, then resigned" as dice without a play: not a play either way)
+        assert ours[:2] == back[:2] and [g[:2] + g[3:] for g in ours[3]] == [g[:2] + g[3:] for g in back[3]], f
+        assert [g[2] for g in ours[3]] == [g[2] for g in back[3]], f
