@@ -192,6 +192,28 @@ def test_training_learns_and_resumes_to_the_same_weights(tmp_path):
     assert float(((learner.net(x) - target) ** 2).mean()) < before
 
 
+def test_training_takes_a_database_race_target_from_the_database():
+    """With ``database``, a chosen position that is a race inside the bear-off
+    database gets the database's odds (seen from the side that played) as its
+    target, not the network's guess; without it, the network's."""
+    from nardtools.analysis.evaluate import database_odds
+    from nardtools.analysis.nets import flip
+    from nardtools.analysis.selfplay import NetPlayer
+    from nardtools.analysis.training import _Learner
+
+    ruleset = find_ruleset("backgammon")
+    race = Position.parse("backgammon X 6:3,5:3,4:3,3:2,2:2,1:2 / 6:4,5:3,4:3,3:2,2:2,1:1")
+    rows = np.array([list(race.mover) + list(race.opponent)])
+    exact = database_odds(ruleset.rules, rows[0])
+    assert exact is not None and "bear-off database" in exact[1]
+    net = Trainer(Settings("backgammon", hidden=8, seed=3)).net
+    for database, expected in ((True, flip(exact[0], "backgammon")),
+                               (False, flip(NetPlayer(net, ruleset).values(rows)[0], "backgammon"))):
+        learner = _Learner(NetPlayer(net, ruleset), encode(rows)[0], database)
+        learner.choose(rows)
+        assert np.allclose(learner.targets[-1], expected), database
+
+
 def test_the_heuristic_player_beats_a_random_one():
     result = series(find_ruleset("long"), HeuristicPlayer(), RandomPlayer(1), 20, seed=2)
     assert result.win_rate >= 0.8 and result.points_per_game > 0.8

@@ -65,43 +65,55 @@ def test_gnubg_sgf_reads_as_the_same_match_as_its_mat():
     assert [a for a in _summary(sgf)[3][2][2] if a[1] == "double"]  # the match has cube actions
 
 
-def _gnubg_text_export(path: Path) -> list[tuple[str, float, str, float, float]]:
-    """Per analysed move of gnubg's text export: dice, luck, the move played
-    (starred), its equity and the best equity (the first listed)."""
-    found = []
-    for part in sorted(path.parent.glob(path.stem + "*.txt")):
+def _gnubg_text_export(path: Path) -> list[dict[int, tuple[str, float, float, float]]]:
+    """Per game of gnubg's text export (``NAME.txt``, ``NAME_002.txt``...), by
+    move number (gnubg counts plays and cube actions): the dice, the luck, the
+    equity of the play made (starred) and of the best (listed first)."""
+    games = []
+    parts = sorted(path.parent.glob(path.stem + "_*.txt"), key=lambda p: int(p.stem.rsplit("_", 1)[1]))
+    for part in [path, *parts]:
+        found = {}
         text = part.read_text(encoding="utf-8")
-        for block in re.split(r"\nMove number \d+:", text)[1:]:
+        for number, block in re.findall(r"\nMove number (\d+):(.*?)(?=\nMove number |\Z)", text, re.S):
             m = re.search(r"Rolled (\d\d) \(([-+]?\d+\.\d+)\):\n(.*?)\n\n", block, re.S)
             if not m:
                 continue
             moves = re.findall(r"^(\*?)\s+\d+\. Cubeful \d-ply\s+(.*?)\s+Eq\.:\s+([-+]?\d+\.\d+)", m[3], re.M)
             played = next((mv for mv in moves if mv[0]), None)
-            if played is None:  # the play made is not among those listed
-                continue
-            found.append((m[1], float(m[2]), played[1].strip(), float(played[2]), float(moves[0][2])))
-    return found
+            if played is not None:  # (None: the play made is not among those listed)
+                found[int(number)] = (m[1], float(m[2]), float(played[2]), float(moves[0][2]))
+        games.append(found)
+    return games
+
+
+def _compare_with_text_export(match: ReplayedMatch, export: Path) -> int:
+    """Check every analysed play the text export reports against ours; how many."""
+    from nardtools.analysis.analyse import recorded_analysis
+
+    analysed = recorded_analysis(match)
+    reported = _gnubg_text_export(export)
+    assert len(reported) == len(match.games)
+    compared = 0
+    for g, by_number in zip(match.games, reported):
+        moves = [a for a in g.record.actions if a.kind in (ActionKind.ROLL, ActionKind.DOUBLE, ActionKind.TAKE,
+                                                            ActionKind.DROP)]
+        turn_of = {id(t.action): i for i, t in enumerate(g.turns)}
+        ours = {t.index: t for t in analysed.get(g.record.number, [])}
+        for number, (dice, luck, equity, best) in by_number.items():
+            action = moves[number - 1]
+            assert str(action.roll) in (dice, dice[::-1]), (g.record.number, number, action)
+            t = ours[turn_of[id(action)]]
+            # (gnubg prints three decimals of the values it stores with five or six)
+            assert (t.luck, t.equity, t.best_equity) == pytest.approx((luck, equity, best), abs=5.1e-4), \
+                (g.record.number, number, t)
+            compared += 1
+    return compared
 
 
 def test_gnubg_analysis_is_read_as_gnubg_reports_it():
-    from nardtools.analysis.analyse import recorded_analysis
-
     match = replay_match(read_record(ANALYSED))
     assert _summary(match) == _summary(replay_match(read_record(MAT)))
-    turns = [t for g in sorted(recorded_analysis(match).items()) for t in g[1]]
-    reported = _gnubg_text_export(FIXTURES / "sgf" / "gnubg-standard-5-90001-analysed.txt")
-    assert len(reported) > 100
-    # gnubg's text export lists the analysed moves in order; match them to ours by dice, in order
-    assert len(turns) >= len(reported)
-    it = iter(turns)
-    compared = 0
-    for dice, luck, _, equity, best in reported:
-        t = next(x for x in it if x.dice == dice)
-        assert round(t.luck, 3) == pytest.approx(luck, abs=1e-3)
-        assert t.equity is not None and round(t.equity, 3) == pytest.approx(equity, abs=1e-3)
-        assert round(t.best_equity, 3) == pytest.approx(best, abs=1e-3)
-        compared += 1
-    assert compared == len(reported)
+    assert _compare_with_text_export(match, FIXTURES / "sgf" / "gnubg-standard-5-90001-analysed.txt") > 100
 
 
 def test_analysis_marks_and_comments_survive_sgf_and_the_native_format():
@@ -257,7 +269,33 @@ def test_gnubg_sgf_of_the_whole_corpus_reads_as_its_mat(tmp_path: Path):
         assert _summary(sgf, ruleset=False) == _summary(mat, ruleset=False), f
         assert not sgf.errors, (f, sgf.errors[:1])
         games += len(sgf.games)
+        # and gnubg's SGF through the native format and back: nothing lost
+        native = replay_match(read_record("m.nrd", convert(sgf, "nrd")[0]))
+        again = replay_match(read_record("m.sgf", export_sgf(native)))
+        assert _summary(again) == _summary(sgf) and sorted(_comments(again)) == sorted(_comments(sgf)), f
     assert len(files) >= 100 and games >= 700
+
+
+@pytest.mark.slow
+@needs_corpus
+@needs_gnubg
+def test_gnubg_analysis_of_the_corpus_is_read_as_gnubg_reports_it(tmp_path: Path):
+    """The 40 GNU Backgammon self-play matches, analysed by gnubg at 0-ply,
+    saved and exported as text: the SGF reads as the .mat, and every analysed
+    play's luck, equity and best equity is the text export's."""
+    files = sorted((CORPUS / "gnubg-selfplay").glob("*.mat"))
+    commands = ["set analysis chequerplay evaluation plies 0", "set analysis cubedecision evaluation plies 0"]
+    for i, f in enumerate(files):
+        commands += [f'import mat "{f}"', "analyse match", f'save match "{tmp_path}/{i}.sgf"',
+                     f'export match text "{tmp_path}/{i}.txt"']
+    assert "WARNING" not in _gnubg(commands, tmp_path)
+    compared = games = 0
+    for i, f in enumerate(files):
+        match = replay_match(read_record(tmp_path / f"{i}.sgf"))
+        assert _summary(match, ruleset=False) == _summary(replay_match(read_record(f)), ruleset=False), f
+        games += len(match.games)
+        compared += _compare_with_text_export(match, tmp_path / f"{i}.txt")
+    assert len(files) == 40 and games > 100 and compared > 3000
 
 
 @needs_corpus
@@ -272,6 +310,10 @@ def test_gnubg_loads_our_sgf_and_replays_it_to_the_same_result(tmp_path: Path):
     assert "WARNING" not in out and "rror" not in out, out[:2000]
     for i, f in enumerate(files):
         ours = _summary(replay_match(read_record(f)))
+        # ours read back, and written as .mat: the same match
+        sgf = replay_match(read_record(tmp_path / f"{i}.sgf"))
+        assert _summary(sgf) == ours and not sgf.errors, f
+        assert _summary(replay_match(read_record("m.mat", convert(sgf, "mat")[0]))) == ours, f
         back = _summary(replay_match(read_record(tmp_path / f"{i}.back.mat")))
         # (gnubg writes "rolled, then resigned" as dice without a play: not a play either way)
         assert ours[:2] == back[:2] and [g[:2] + g[3:] for g in ours[3]] == [g[:2] + g[3:] for g in back[3]], f

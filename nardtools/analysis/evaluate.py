@@ -177,23 +177,7 @@ class Evaluator:
         return p, source
 
     def _race(self, row: np.ndarray) -> tuple[np.ndarray, str] | None:
-        from ..position import Position
-        from .pips import is_race
-        from .race import choose_database, fits, race_odds
-
-        position = Position._trusted(self.rules.game, tuple(int(v) for v in row[:26]), tuple(int(v) for v in row[26:]), 0)
-        if not is_race(position):
-            return None
-        points = choose_database(position)
-        if not (fits(position.mover, points) and fits(position.opponent, points)):
-            return None
-        odds = race_odds(position, db_points=points)
-        win = min(1.0, max(0.0, odds.p_win))
-        if self.game == "backgammon":
-            p = [win, odds.p_gammon, 0.0, odds.p_lose_gammon, 0.0]
-        else:
-            p = [win, odds.p_gammon, odds.p_home_mars, 0.0, odds.p_lose_gammon, odds.p_lose_home_mars, 0.0]
-        return np.array(p), f"bear-off database ({points} points)"
+        return database_odds(self.rules, row)
 
     # ------------------------------------------------------------ look-ahead
     def values(self, rows: np.ndarray, ply: int) -> np.ndarray:
@@ -414,3 +398,26 @@ def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, t
              f"{ev.name} at 0-ply")
     error = float(values.std(ddof=1) / np.sqrt(games)) if games > 1 else float("nan")
     return Rollout(dataclasses.replace(ev.evaluation(mean, label, 0), equity=float(values.mean())), games, error)
+
+
+def database_odds(rules: Rules, row: np.ndarray) -> tuple[np.ndarray, str] | None:
+    """The outcome probabilities of a board row (its side on roll) from the
+    bear-off database, when the position is a race both sides of which fit a
+    cached database; the database named.  ``None`` otherwise."""
+    from ..position import Position
+    from .pips import is_race
+    from .race import choose_database, fits, race_odds
+
+    position = Position._trusted(rules.game, tuple(int(v) for v in row[:26]), tuple(int(v) for v in row[26:]), 0)
+    if not is_race(position):
+        return None
+    points = choose_database(position)
+    if not (fits(position.mover, points) and fits(position.opponent, points)):
+        return None
+    odds = race_odds(position, db_points=points)
+    win = min(1.0, max(0.0, odds.p_win))
+    if not rules.is_long:
+        p = [win, odds.p_gammon, 0.0, odds.p_lose_gammon, 0.0]
+    else:
+        p = [win, odds.p_gammon, odds.p_home_mars, 0.0, odds.p_lose_gammon, odds.p_lose_home_mars, 0.0]
+    return np.array(p), f"bear-off database ({points} points)"

@@ -4,7 +4,8 @@ in the manner of TD-Gammon).
 The network plays both sides at 0-ply (:class:`.selfplay.NetPlayer`).  Every
 position a side rolls from gets as its target what the network says of the
 position its chosen play reached, seen from that side (``flip``), or the
-exact outcome when the play won the game.  After each game the network takes
+exact outcome when the play won the game, or (``database``) the bear-off
+database's odds when that position is a race inside it.  After each game the network takes
 one gradient step on the cross-entropy of its outputs against those targets
 (the targets are fixed for the step), with lambda-returns: each target mixes
 the next position's value with the later ones, down to the outcome (the
@@ -32,7 +33,8 @@ import numpy as np
 
 from ..errors import AnalysisError
 from ..rules import Ruleset, find_ruleset
-from .nets import Network, encode, equity, flip, sigmoid
+from .evaluate import database_odds
+from .nets import Network, encode, equity, finished, flip, sigmoid
 from .selfplay import NetPlayer, RandomPlayer, play_game, series, start_board
 
 #: The rulesets the shipped networks learn, by game.
@@ -52,6 +54,7 @@ class Settings:
     measure: int = 5000         # games between measurements against a random player
     measure_games: int = 200
     snapshot: int = 25000       # games between kept copies of the network (snapshots/), for learning curves
+    database: bool = False      # a race in the bear-off database gets its odds there as its target
 
 
 class Trainer:
@@ -71,7 +74,8 @@ class Trainer:
     # ---------------------------------------------------------------- a game
     def play_and_learn(self) -> float:
         """One self-play game and one update; the game's mean squared TD error."""
-        learner = _Learner(NetPlayer(self.net, self.ruleset), encode(start_board(self.ruleset)[None, :])[0])
+        learner = _Learner(NetPlayer(self.net, self.ruleset), encode(start_board(self.ruleset)[None, :])[0],
+                           self.settings.database)
         play_game(self.ruleset, learner, learner, seed=_game_seed(self.settings.seed, self.games))
         error = self._update(np.array(learner.inputs), self._returns(np.array(learner.targets)))
         self.games += 1
@@ -147,10 +151,11 @@ class Trainer:
 
 class _Learner:
     """Plays both sides greedily and keeps, for every position rolled from,
-    its inputs and its TD target (the chosen result's value, flipped)."""
+    its inputs and its TD target (the chosen result's value, flipped; with
+    ``database``, its bear-off database odds when it is a race there)."""
 
-    def __init__(self, player: NetPlayer, first: np.ndarray) -> None:
-        self.player, self.game = player, player.game
+    def __init__(self, player: NetPlayer, first: np.ndarray, database: bool = False) -> None:
+        self.player, self.game, self.database = player, player.game, database
         self.inputs: list[np.ndarray] = []
         self.targets: list[np.ndarray] = []
         self.next_inputs = first
@@ -159,8 +164,13 @@ class _Learner:
         xs = encode(rows)
         p = self.player.values(rows, xs)
         chosen = int(np.argmin(equity(p, self.game, self.player.rules)))
+        value = p[chosen]
+        if self.database and not finished(rows[chosen:chosen + 1])[0]:
+            exact = database_odds(self.player.rules, rows[chosen])
+            if exact is not None:
+                value = exact[0]
         self.inputs.append(self.next_inputs)
-        self.targets.append(flip(p[chosen], self.game))
+        self.targets.append(flip(value, self.game))
         self.next_inputs = xs[chosen]
         return chosen
 

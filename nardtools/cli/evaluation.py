@@ -54,6 +54,9 @@ def train_command(
     checkpoint: Annotated[int, typer.Option("--checkpoint", min=1, help="Games between checkpoints.")] = 1000,
     measure: Annotated[int, typer.Option("--measure", min=1,
                                          help="Games between measurements against a random player.")] = 5000,
+    database: Annotated[bool | None, typer.Option(
+        "--database/--no-database", help="Races inside the bear-off database learn its odds as their target "
+        "(default: on for a new run; a resumed run keeps its setting unless this is given).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Train a network by self-play (TD(lambda)), with checkpoints and resume."""
@@ -73,12 +76,15 @@ def train_command(
             raise fail("--resume continues a run in its own folder; leave out --output")
         trainer = Trainer.resume(resume)
         folder = resume
+        if database is not None:
+            trainer.settings.database = database
     else:
         folder = output or Path(f"train-{game.value}")
         if (folder / "checkpoint.npz").exists():
             raise fail(f"{folder} holds a run already: continue it with --resume {folder}, or choose --output")
         trainer = Trainer(Settings(game.value, hidden=hidden, rate=rate, trace=trace, seed=seed,
-                                   checkpoint=checkpoint, measure=measure))
+                                   checkpoint=checkpoint, measure=measure,
+                                   database=True if database is None else database))
     trainer.commands.append(" ".join(["nardtools", *sys.argv[1:]]))
     start = trainer.games
     with progress(max(games - start, 0), f"training {trainer.settings.game}", quiet) as advance:
