@@ -193,6 +193,7 @@ BAD = [
     ("GM[6]", "unknown format", None),
     ("(;GM[6];W[31hefe]]", "expected a property name", (1, 18)),
     ("(;GM[6]W)", "has no value", (1, 9)),
+    ("(;GM[6]RU[Hypergammon2];W[31hefe])", "not a variant nardtools knows", (1, 8)),
 ]
 
 

@@ -36,7 +36,7 @@ import bisect
 import dataclasses
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -255,9 +255,7 @@ class _Reading:
     """What reading one file needs along the way."""
 
     record: MatchRecord
-    scanner_path: str
     games_seen: int = 0
-    errors: list[RecordError] = field(default_factory=list)
 
     def problem(self, message: str, prop: Prop | Tree | None, severity: str = "error") -> None:
         line, col = (prop.line, prop.col) if prop is not None else (0, 0)
@@ -284,7 +282,7 @@ def sgf_games(text: str, record: MatchRecord) -> Iterator[GameRecord]:
     game's root.  A game of another kind than backgammon or Long Nardy is
     reported and skipped; a file that leaves the grammar is reported where it
     does, after the games before that point."""
-    reading = _Reading(record, record.path)
+    reading = _Reading(record)
     try:
         for tree in parse_trees(text, record.path):
             if len(record.errors) >= MAX_ERRORS:
@@ -308,6 +306,12 @@ def _game(tree: Tree, reading: _Reading) -> GameRecord | None:
         got = f"GM[{gm.value}]" if gm else "no GM property"
         reading.problem(f"unknown game: {got}; nardtools reads GM[6] (backgammon) and GM[106] (Long Nardy)",
                         gm or tree)
+        return None
+    rules = root.get("RU")
+    unknown = {"Hypergammon1", "Hypergammon2"} & set(rules.value.split(":")) if rules else set()
+    if unknown:
+        reading.problem(f"{', '.join(sorted(unknown))} (GNU Backgammon's hypergammon with fewer than three "
+                        "checkers) is not a variant nardtools knows: the game is skipped", rules)
         return None
     first = reading.games_seen == 0
     reading.games_seen += 1
@@ -398,9 +402,8 @@ def _rule_tags(prop: Prop | None, kind: str, length: int) -> list[tuple[str, str
         tags.append(("CubeLimit", "1"))
     if kind == "backgammon" and length > 0 and "Crawford" not in flags:
         tags.append(("Crawford", "Off"))
-    options = [f"jacoby={'yes' if 'Jacoby' in flags else 'no'}"] if kind == "backgammon" and not length else []
-    if options:
-        tags.append(("RuleOptions", ";".join(options)))
+    if kind == "backgammon" and not length and "Jacoby" in flags:  # (off in the backgammon ruleset)
+        tags.append(("RuleOptions", "jacoby=yes"))
     return tags
 
 

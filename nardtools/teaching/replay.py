@@ -9,10 +9,14 @@ legal plays, pip counts, race odds and race error, the rule when an illegal
 play was applied).  Boards are given from player 0's view throughout, so the
 board does not turn round between turns.
 
-:func:`replay_html` writes the frames into one HTML file with its script and
-styles inline (no network access, no external assets): buttons and the arrow
-keys step through the game; the board is drawn as SVG; a chart shows both
-sides' pip counts (and the race P(win) where exact) across the game.
+:func:`replay_html` writes the frames of a whole match (or of one game) into
+one HTML file with its script and styles inline (no network access, no
+external assets; the page itself is ``page/replay.{html,css,js}``): a score
+bar and the games, a list of turns and cube actions to click on, buttons and
+keys to step, the board drawn as SVG with the cube and score (and turned
+round on request), charts of both sides' pip counts (and the race P(win)
+where exact) and, where the record or an evaluator analysed it, of the
+equity with the errors marked.
 """
 
 from __future__ import annotations
@@ -248,7 +252,7 @@ def page_data(match: ReplayedMatch, games: Sequence[int] | None = None, *, persi
     chosen = [match.game(n) for n in games] if games is not None else match.games
     data = [game_data(match, g, persian=persian, race_points=race_points,
                       analysis=_turn_analysis(analysis, g.record.number)) for g in chosen]
-    kind = data[0]["frames"][0]["position"].split()[0] if data else match.ruleset.rules.start
+    kind = match.ruleset.rules.game.value
     final = list(chosen[-1].game.score) if chosen else [0, 0]
     if chosen and chosen[-1].game.outcome is not None:
         final[chosen[-1].game.outcome.winner] += chosen[-1].game.outcome.points
