@@ -19,6 +19,7 @@ ascending list of the points they stand on (``position_index``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -67,6 +68,28 @@ def position_index(counts: Sequence[int], points: int) -> int:
     return index
 
 
+@dataclass(frozen=True)
+class BearoffReport:
+    """One side's bear-off figures from a database: its counts on points 1..P,
+    its index, the expected rolls to bear off, EPC and wastage, the pips, the
+    distribution of rolls to bear off every checker and (with all fifteen)
+    to bear off the first, with its mean."""
+
+    counts: list[int]
+    index: int
+    mean_rolls: float
+    epc: float
+    wastage: float
+    pips: int
+    distribution: list[float]
+    first_off_mean: float
+    first_off: list[float]
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON form of ``nardtools bearoff show``."""
+        return dataclasses.asdict(self)
+
+
 @dataclass
 class BearoffDatabase:
     """A one-sided database for ``points`` points (see the module docstring)."""
@@ -107,18 +130,16 @@ class BearoffDatabase:
             raise AnalysisError(f"{tuple(counts)} does not fit a {self.points}-point database")
         return position_index(counts[:self.points], self.points)
 
-    def report(self, counts: Sequence[int]) -> dict[str, Any]:
-        """What ``nardtools bearoff show`` prints: the index, the distributions of
-        rolls to bear off and to the first checker off (with all 15), the mean,
-        EPC and wastage."""
+    def report(self, counts: Sequence[int]) -> BearoffReport:
+        """What ``nardtools bearoff show`` prints (see :class:`BearoffReport`)."""
         i = self.index(counts)
         dist = np.asarray(self.dist[i])
-        first = np.asarray(self.gammon_dist[i]) if sum(counts) == 15 else np.zeros(1)
-        return {"counts": list(counts), "index": i, "mean_rolls": self.mean_rolls(counts), "epc": self.epc(counts),
-                "wastage": self.wastage(counts), "pips": sum((k + 1) * n for k, n in enumerate(counts)),
-                "distribution": [float(x) for x in dist[:_last(dist)]],
-                "first_off_mean": float(self.gammon_mean[i]) if sum(counts) == 15 else 0.0,
-                "first_off": [float(x) for x in first[:_last(first)]]}
+        full = sum(counts) == 15
+        first = np.asarray(self.gammon_dist[i]) if full else np.zeros(1)
+        return BearoffReport(list(counts), i, self.mean_rolls(counts), self.epc(counts), self.wastage(counts),
+                             sum((k + 1) * n for k, n in enumerate(counts)),
+                             [float(x) for x in dist[:_last(dist)]],
+                             float(self.gammon_mean[i]) if full else 0.0, [float(x) for x in first[:_last(first)]])
 
     def mean_rolls(self, counts: Sequence[int]) -> float:
         """Expected rolls to bear off every checker."""

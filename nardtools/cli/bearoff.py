@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -87,16 +87,16 @@ def bearoff_show(
 
     board = board_counts(counts)
     db = BearoffDatabase.cached(max(6, len(board)))
-    report: dict[str, Any] = db.report(board)
+    report = db.report(board)
     if fmt is OutputFormat.json:
-        echo_json(report)
+        echo_json(report.as_dict())
         return
-    typer.echo(f"{tuple(board)}: {report['pips']} pips, index {report['index']} in the "
+    typer.echo(f"{tuple(board)}: {report.pips} pips, index {report.index} in the "
                f"{db.points}-point database")
     typer.echo("  rolls  P(all off)  P(first off)")
-    for n in range(max(len(report["distribution"]), len(report["first_off"]))):
-        p = report["distribution"][n] if n < len(report["distribution"]) else 0.0
-        g = report["first_off"][n] if n < len(report["first_off"]) else 0.0
+    for n in range(max(len(report.distribution), len(report.first_off))):
+        p = report.distribution[n] if n < len(report.distribution) else 0.0
+        g = report.first_off[n] if n < len(report.first_off) else 0.0
         typer.echo(f"  {n:>5}  {100 * p:>9.3f}%  {100 * g:>11.3f}%")
-    typer.echo(f"  mean rolls {report['mean_rolls']:.6f}; EPC = 49/6 x mean = {report['epc']:.3f}; "
-               f"wastage = EPC - pips = {report['wastage']:.3f}")
+    typer.echo(f"  mean rolls {report.mean_rolls:.6f}; EPC = 49/6 x mean = {report.epc:.3f}; "
+               f"wastage = EPC - pips = {report.wastage:.3f}")

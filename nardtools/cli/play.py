@@ -4,7 +4,7 @@ verdict, and random self-play."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -26,6 +26,7 @@ from .common import (
 from .output import echo_json, progress
 
 if TYPE_CHECKING:
+    from ..engine import LegalPlays
     from ..rules import Ruleset
 
 PANEL = "Play"
@@ -67,16 +68,16 @@ def rules_command(
 
 
 def _moves(text: str, dice: str, rules: str | None, settings: list[str] | None,
-           first_turn: bool | None) -> dict[str, Any]:
+           first_turn: bool | None) -> tuple[str, LegalPlays]:
+    """The ruleset's name and the legal plays of ``dice`` in the position ``text``."""
     from ..dice import Roll
     from ..engine import legal_plays
 
     setup, rs = read_position(text, rules, settings)
-    plays = legal_plays(setup.position, Roll.parse(dice), rs.rules, first_turn=first_turn)
-    return {"ruleset": rs.name, **plays.as_dict()}
+    return rs.name, legal_plays(setup.position, Roll.parse(dice), rs.rules, first_turn=first_turn)
 
 
-def _batch(path: Path, settings: list[str] | None, first_turn: bool | None) -> list[dict[str, Any]]:
+def _batch(path: Path, settings: list[str] | None, first_turn: bool | None) -> list[tuple[str, LegalPlays]]:
     """The reports of a ``RULESET | POSITION | DICE`` file, one per line."""
     from ..notation.sniff import read_text_file
 
@@ -118,13 +119,14 @@ def moves_command(
     else:
         reports = [_moves(position, dice, rules, settings, first_turn)]
     if fmt is OutputFormat.json:
-        echo_json(reports if batch else reports[0])
+        documents = [{"ruleset": name, **plays.as_dict()} for name, plays in reports]
+        echo_json(documents if batch else documents[0])
         return
-    for rep in reports:
-        typer.echo(f"{rep['position']}  dice {rep['dice']}  [{rep['ruleset']}]: "
-                   f"{rep['count']} legal play{'s' if rep['count'] != 1 else ''}")
-        for i, p in enumerate(rep["plays"], 1):
-            typer.echo(f"  {i:>3}. {p['play'] or '(no move)'}")
+    for name, plays in reports:
+        typer.echo(f"{plays.position}  dice {plays.roll}  [{name}]: "
+                   f"{len(plays)} legal play{'s' if len(plays) != 1 else ''}")
+        for i, p in enumerate(plays, 1):
+            typer.echo(f"  {i:>3}. {str(p.play) or '(no move)'}")
 
 
 def check_command(
