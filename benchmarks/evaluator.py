@@ -1,7 +1,8 @@
 """The evaluator's figures (docs/analysis.md, issue #11's acceptance): strength
 of the shipped networks, accuracy where the truth is known, and speed.
 
-    python benchmarks/evaluator.py [--games 10000] [--ply-games 500] [--races 10000] [--parts ...]
+    python benchmarks/evaluator.py [--games 10000] [--ply-games 500] [--races 10000] [--parts ...] [--jobs 2]
+                                   [--long CHECKPOINT] [--backgammon CHECKPOINT]
 
 Parts (all by default):
 
@@ -25,6 +26,7 @@ Win rates come with their standard error.
 from __future__ import annotations
 
 import argparse
+import itertools
 import subprocess
 import sys
 import time
@@ -37,12 +39,16 @@ from nardtools.analysis.evaluate import Evaluator, load_network
 from nardtools.analysis.nets import equity
 from nardtools.analysis.selfplay import (
     HeuristicPlayer,
+    MatchResult,
     NetPlayer,
     RandomPlayer,
     play_game,
     series,
     successors,
 )
+
+#: The networks measured: the shipped ones, or the files ``--long`` and ``--backgammon`` name.
+WEIGHTS: dict[str, str | None] = {"long": None, "backgammon": None}
 
 
 class Pubeval:
@@ -79,7 +85,7 @@ class Deeper:
 
     def __init__(self, ruleset_name: str, ply: int) -> None:
         self.ruleset = find_ruleset(ruleset_name)
-        self.ev = Evaluator(self.ruleset.rules)
+        self.ev = Evaluator(self.ruleset.rules, weights=WEIGHTS[ruleset_name])
         self.ply = ply
 
     def choose(self, rows: np.ndarray) -> int:
@@ -102,19 +108,47 @@ def line(what: str, result, began: float) -> None:  # type: ignore[no-untyped-de
 
 def strength_long(games: int, ply_games: int) -> None:
     ruleset = find_ruleset("long")
-    net = NetPlayer(load_network("long"), ruleset)
-    print(f"Long Nardy network: {load_network('long').name}")
+    net = NetPlayer(load_network("long", WEIGHTS["long"]), ruleset)
+    print(f"Long Nardy network: {load_network('long', WEIGHTS['long']).name}")
     print("| match | games | wins | points per game | seconds |\n|---|---|---|---|---|")
     for name, other in (("0-ply vs random", RandomPlayer(11)), ("0-ply vs heuristic", HeuristicPlayer())):
         began = time.perf_counter()
         line(name, series(ruleset, net, other, games, seed=101), began)
     began = time.perf_counter()
-    line("1-ply vs 0-ply", series(ruleset, Deeper("long", 1), net, ply_games, seed=202), began)
+    line("1-ply vs 0-ply", ply_series(ply_games, JOBS[0]), began)
+
+
+#: Processes for the 1-ply match (``--jobs``).
+JOBS = [1]
+
+
+def _ply_part(part: tuple[int, int]) -> MatchResult:
+    first, games = part
+    ruleset = find_ruleset("long")
+    return series(ruleset, Deeper("long", 1), NetPlayer(load_network("long", WEIGHTS["long"]), ruleset), games, seed=202,
+                  first=first)
+
+
+def ply_series(games: int, jobs: int) -> MatchResult:
+    """1-ply against 0-ply: games 0..games-1 of seed 202, in ``jobs`` processes
+    (the same games and dice however many)."""
+    bounds = [games * k // jobs for k in range(jobs + 1)]
+    parts = [(lo, hi - lo) for lo, hi in itertools.pairwise(bounds) if hi > lo]
+    if jobs == 1:
+        return _ply_part(parts[0])
+    from multiprocessing import Pool
+
+    with Pool(jobs) as pool:
+        results = pool.map(_ply_part, parts)
+    total = results[0]
+    for r in results[1:]:
+        total = total + r
+    return total
 
 
 def strength_backgammon(games: int) -> None:
     ruleset = find_ruleset("backgammon")
-    print(f"Backgammon network: {load_network('backgammon').name}")
+    print(f"Backgammon network: {load_network('backgammon', WEIGHTS['backgammon']).name}")
     print("| match | games | wins | points per game | seconds |\n|---|---|---|---|---|")
     try:
         pub = Pubeval()
@@ -122,7 +156,7 @@ def strength_backgammon(games: int) -> None:
         print("(gnubg-nn is not installed: no pubeval, no anchor)")
         return
     began = time.perf_counter()
-    line("nardtools 0-ply vs pubeval", series(ruleset, NetPlayer(load_network("backgammon"), ruleset), pub, games,
+    line("nardtools 0-ply vs pubeval", series(ruleset, NetPlayer(load_network("backgammon", WEIGHTS["backgammon"]), ruleset), pub, games,
                                               seed=303), began)
     began = time.perf_counter()
     line("gnubg 0-ply vs pubeval (anchor)", series(ruleset, Gnubg(), pub, games, seed=303), began)
@@ -135,8 +169,8 @@ def races(count: int) -> None:
     print("|---|---|---|---|---|---|")
     for game in ("long", "backgammon"):
         ruleset = find_ruleset(game)
-        ev = Evaluator(ruleset.rules)
-        net = NetPlayer(load_network(game), ruleset)
+        ev = Evaluator(ruleset.rules, weights=WEIGHTS[game])
+        net = NetPlayer(load_network(game, WEIGHTS[game]), ruleset)
         found: list[np.ndarray] = []
 
         def keep(board: np.ndarray, rows: np.ndarray, chosen: int, found: list[np.ndarray] = found,
@@ -200,7 +234,12 @@ def main() -> None:
     ap.add_argument("--ply-games", type=int, default=500)
     ap.add_argument("--races", type=int, default=10000)
     ap.add_argument("--parts", nargs="+", default=["long", "backgammon", "races", "speed"])
+    ap.add_argument("--jobs", type=int, default=1, help="processes for the 1-ply match (the same games)")
+    ap.add_argument("--long", help="measure these Long Nardy weights (a checkpoint) instead of the shipped")
+    ap.add_argument("--backgammon", help="measure these backgammon weights instead of the shipped")
     args = ap.parse_args()
+    JOBS[0] = max(1, args.jobs)
+    WEIGHTS.update(long=args.long, backgammon=args.backgammon)
     if "long" in args.parts:
         strength_long(args.games, args.ply_games)
     if "backgammon" in args.parts:

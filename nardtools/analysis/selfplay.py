@@ -220,14 +220,23 @@ class MatchResult:
         p = self.win_rate
         return float(np.sqrt(p * (1 - p) / self.games)) if self.games else 0.0
 
+    def __add__(self, other: MatchResult) -> MatchResult:
+        """Two parts of a series as one (see ``first`` in :func:`series`)."""
+        kinds = dict(self.by_kind)
+        for k, n in other.by_kind.items():
+            kinds[k] = kinds.get(k, 0) + n
+        return MatchResult(self.games + other.games, self.wins + other.wins, self.points + other.points, kinds)
+
 
 def series(ruleset: Ruleset, a: Player, b: Player, games: int, seed: int,
-           progress: Callable[[], None] | None = None) -> MatchResult:
+           progress: Callable[[], None] | None = None, *, first: int = 0) -> MatchResult:
     """``games`` games of ``a`` against ``b``, alternating who starts; game i
-    uses the dice of seed ``seed * 1_000_003 + i`` whoever plays them."""
+    uses the dice of seed ``seed * 1_000_003 + i`` whoever plays them.  Games
+    ``first`` to ``first + games - 1`` of the series: its parts, played apart
+    (in processes) and added, are the whole series."""
     wins = points = 0
     by_kind: dict[int, int] = {}
-    for i in range(games):
+    for i in range(first, first + games):
         a_first = i % 2 == 0
         result = play_game(ruleset, a if a_first else b, b if a_first else a, seed * 1_000_003 + i)
         a_won = (result.winner == 0) == a_first
