@@ -159,6 +159,20 @@ def test_native_comments_and_glyphs_survive_sgf():
     assert [a.glyphs for a in back.games[0].record.actions] == [("!",), ("??",), (), (), ("!?",)]
 
 
+def test_native_variations_are_written_as_subtrees_and_read_back():
+    text = ('[Game "backgammon"]\n[X "a"]\n[O "b"]\n\n1. X 31: 8/5 6/5 O 64: 24/18/14 (O 64: 24/14 {or}) '
+            '(O 64: 13/7 13/9 {also}) 2. X 21: 13/11 6/5 {end}\n*\n')
+    match = replay_match(read_record("v.nrd", text))
+    written, dropped = convert(match, "sgf")
+    assert dropped == [] and written.count("(;") == 4  # the game, and three branches
+    back = replay_match(read_record("v.sgf", written))
+    second = back.games[0].record.actions[1]
+    assert [[(v.play, v.after) for v in var] for var in second.variations] == \
+        [[("24/14", ("or",))], [("13/7 13/9", ("also",))]]
+    assert _summary(back) == _summary(match) and _comments(back) == ["end"] and not back.errors
+    assert export_sgf(back) == written
+
+
 def test_variations_are_kept_as_the_records_variations():
     record = read_sgf("(;GM[6]MI[length:1][game:0][ws:0][bs:0];W[31hefe](;B[64aggk])(;B[64aglp]C[or this]))")
     _, second = record.games[0].actions
@@ -228,6 +242,7 @@ def test_every_command_that_reads_records_reads_sgf(tmp_path: Path):
     disguised = tmp_path / "match.txt"  # sniffed by content, not by name
     disguised.write_bytes(PLAIN.read_bytes())
     for args in (["validate", str(disguised)], ["stats", str(PLAIN)], ["pips", str(PLAIN), "--game", "2"],
+                 ["analyse", str(PLAIN), "--game", "1", "--format", "json"],
                  ["show", str(PLAIN), "--game", "1", "--turn", "3"],
                  ["replay", str(PLAIN), "-o", str(tmp_path / "m.html")],
                  ["convert", str(PLAIN), str(tmp_path / "m.mat")],

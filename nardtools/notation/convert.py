@@ -3,9 +3,8 @@
 The native format holds everything a record can say; ``.mat`` has no place
 for comments inside the moves, glyphs, variations, analyses or the tags of
 single games, and none at all for dice carried over (gul-bara).  SGF holds
-comments, glyphs (as marks) and analyses, but not variations as nardtools
-writes it (it writes the main line), the tags of single games, or carried
-dice.  :func:`convert`
+comments, glyphs (as marks), analyses and variations (as subtrees), but not
+the tags of single games, or carried dice.  :func:`convert`
 writes what fits and lists the rest; what cannot be written at all is a
 :class:`ConversionError`.
 
@@ -70,15 +69,17 @@ def _count(n: int, word: str) -> str:
 
 def mat_losses(replayed: Any) -> list[str]:
     """What a ``.mat`` file of ``replayed`` leaves out, one note per kind."""
-    return _losses(replayed, comments_too=True)
+    return _losses(replayed, in_movetext=False)
 
 
 def sgf_losses(replayed: Any) -> list[str]:
     """What an SGF file of ``replayed`` leaves out, one note per kind."""
-    return _losses(replayed, comments_too=False)
+    return _losses(replayed, in_movetext=True)
 
 
-def _losses(replayed: Any, comments_too: bool) -> list[str]:
+def _losses(replayed: Any, in_movetext: bool) -> list[str]:
+    """The notes of what a format leaves out; ``in_movetext``: it keeps the
+    comments, glyphs, analyses and variations of the moves (SGF does)."""
     comments = glyphs = variations = analyses = 0
     game_tags: set[str] = set()
 
@@ -99,14 +100,15 @@ def _losses(replayed: Any, comments_too: bool) -> list[str]:
         game_tags |= {k for k, v in g.record.tags if first_tags.get(k) != v
                       and k not in ("Score", "GameNumber", "Result", AUTO_DOUBLES)}
     notes = []
-    if comments_too and comments:
-        notes.append(_count(comments, "comment"))
-    if comments_too and glyphs:
-        notes.append(_count(glyphs, "glyph"))
-    if comments_too and analyses:
-        notes.append(_count(analyses, "analysis") if analyses == 1 else f"{analyses} analyses")
-    if variations:
-        notes.append(_count(variations, "variation"))
+    if not in_movetext:
+        if comments:
+            notes.append(_count(comments, "comment"))
+        if glyphs:
+            notes.append(_count(glyphs, "glyph"))
+        if analyses:
+            notes.append(_count(analyses, "analysis") if analyses == 1 else f"{analyses} analyses")
+        if variations:
+            notes.append(_count(variations, "variation"))
     if game_tags:
         notes.append("tags that differ from game to game: " + ", ".join(sorted(game_tags)))
     return notes

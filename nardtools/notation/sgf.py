@@ -664,13 +664,29 @@ def export_sgf(replayed: Any) -> str:
         if autos.isdigit() and int(autos) > 0:
             head.append(_prop("CV", str(1 << int(autos))))
         head.append(_result_prop(g))
-        nodes = ["(;" + "".join(p for p in head if p)]
         written = [a for a in grec.actions if _writes_node(a)]
-        for action in written:
-            closing = grec.closing if action is written[-1] else ()
-            nodes.append(_node(action, plays.get(id(action)), long, closing))
-        out.append("\n".join(nodes) + ")\n")
+        closing = {id(written[-1]): grec.closing} if written else {}
+        out.append("(;" + "".join(p for p in head if p) + _sequence(written, plays, long, closing) + ")\n")
     return "".join(out)
+
+
+def _sequence(actions: list[Action], plays: dict[int, Any], long: bool,
+              closing: dict[int, tuple[str, ...]]) -> str:
+    """The nodes of ``actions``; at the first action with variations the
+    tree branches: the main line goes on in the first subtree, each
+    variation (an alternative to that action) in one of its own."""
+    nodes: list[str] = []
+    for i, action in enumerate(actions):
+        if action.variations:
+            main = [dataclasses.replace(action, variations=()), *actions[i + 1:]]
+            if action is actions[-1] and id(action) in closing:
+                closing = {**closing, id(main[0]): closing[id(action)]}
+            plays = {**plays, id(main[0]): plays.get(id(action))}
+            branches = [_sequence(main, plays, long, closing)]
+            branches += [_sequence([a for a in v if _writes_node(a)], plays, long, {}) for v in action.variations]
+            return "\n".join(nodes) + "".join(f"\n({branch.lstrip()})" for branch in branches if branch)
+        nodes.append(_node(action, plays.get(id(action)), long, closing.get(id(action), ())))
+    return "".join(f"\n{node}" for node in nodes)
 
 
 def _result_prop(g: Any) -> str:
