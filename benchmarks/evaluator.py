@@ -15,7 +15,9 @@ Parts (all by default):
   network at 0-ply against pubeval in the same run (the anchor).
 - ``races``: ``--races`` race positions of each game taken from self-play of
   the network, inside the bear-off database: mean and worst |P(win) network -
-  P(win) database|, and how often the 1-ply best play is the database's best.
+  P(win) database|, and how often the 1-ply best play is the database's best
+  (with the equity the 1-ply choice loses against it: mean, and how often
+  more than 0.01).
 - ``speed``: ``nardtools hint`` at 0 and 2 ply on a middle-game position of
   each game, and ``nardtools analyse`` of a 100-turn game at 1-ply (wall
   times, start-up included).
@@ -165,8 +167,9 @@ def strength_backgammon(games: int) -> None:
 def races(count: int) -> None:
     from nardtools.analysis.evaluate import Evaluator
 
-    print("| game | race positions | mean abs P(win) error | worst | 1-ply best = exact best | decisions |")
-    print("|---|---|---|---|---|---|")
+    print("| game | race positions | mean abs P(win) error | worst | 1-ply best = exact best | decisions "
+          "| equity the 1-ply choice loses: mean | share losing > 0.01 |")
+    print("|---|---|---|---|---|---|---|---|")
     for game in ("long", "backgammon"):
         ruleset = find_ruleset(game)
         ev = Evaluator(ruleset.rules, weights=WEIGHTS[game])
@@ -187,6 +190,7 @@ def races(count: int) -> None:
         exact = np.array([ev._race(r)[0][0] for r in rows])  # type: ignore[index]
         diff = np.abs(p[:, 0] - exact)
         agree = decisions = 0
+        lost: list[float] = []
         rng = np.random.default_rng(7)
         for board in rows[:min(count, 2000)]:
             dice = tuple(int(v) for v in rng.integers(1, 7, 2))
@@ -197,9 +201,11 @@ def races(count: int) -> None:
                                       for r in after]), game, ruleset.rules)
             mine = -equity(ev.values(after, 1), game, ruleset.rules)
             decisions += 1
-            agree += truth[int(np.argmax(mine))] >= truth.max() - 1e-9
+            lost.append(float(truth.max() - truth[int(np.argmax(mine))]))
+            agree += lost[-1] <= 1e-9
         print(f"| {game} | {len(rows):,} | {diff.mean():.4f} | {diff.max():.4f} | "
-              f"{100 * agree / max(decisions, 1):.1f}% | {decisions:,} |", flush=True)
+              f"{100 * agree / max(decisions, 1):.1f}% | {decisions:,} | {np.mean(lost):.4f} | "
+              f"{100 * np.mean(np.array(lost) > 0.01):.1f}% |", flush=True)
 
 
 def speed() -> None:
