@@ -67,10 +67,24 @@ def plays_agree(position: Position, roll: Roll | Dice, rules: Rules, first_turn:
 
 
 def _written(play: Play, rng: random.Random) -> list[str | Play]:
-    """The play as it was found, and written the ways records write it."""
+    """The play as it was found, and written the ways records write it
+    (the last: each checker's way as one move from start to end, no hits
+    marked, which may read two ways and be refused as ambiguous)."""
     text = str(play)
     gnubg = " ".join(f"{s.source}/{s.target}{'*' if s.hit else ''}" for s in play.steps)
-    return [play, text, gnubg, text.replace("bar", "25").replace("off", "0"), " ".join(reversed(gnubg.split()))]
+    return [play, text, gnubg, text.replace("bar", "25").replace("off", "0"), " ".join(reversed(gnubg.split())),
+            _combined(play)]
+
+
+def _combined(play: Play) -> str:
+    """``13/7* 7/6`` as ``13/6``: consecutive steps of one checker joined."""
+    ways: list[list[int]] = []
+    for s in play.steps:
+        if ways and ways[-1][-1] == s.source and s.source != 0:
+            ways[-1].append(s.target)
+        else:
+            ways.append([s.source, s.target])
+    return " ".join(f"{w[0]}/{w[-1]}" for w in ways)
 
 
 def _wrong(play: Play, rng: random.Random) -> list[str]:
