@@ -65,6 +65,22 @@ def test_gnubg_sgf_reads_as_the_same_match_as_its_mat():
     assert [a for a in _summary(sgf)[3][2][2] if a[1] == "double"]  # the match has cube actions
 
 
+def _gnubg_cube_export(path: Path) -> list[dict[int, float]]:
+    """Per game of gnubg's text export, by move number: the cubeless equity
+    of its cube analysis before the roll."""
+    games = []
+    parts = sorted(path.parent.glob(path.stem + "_*.txt"), key=lambda p: int(p.stem.rsplit("_", 1)[1]))
+    for part in [path, *parts]:
+        text = part.read_text(encoding="utf-8")
+        found = {}
+        for number, block in re.findall(r"\nMove number (\d+):(.*?)(?=\nMove number |\Z)", text, re.S):
+            m = re.search(r"\n\d-ply cubeless equity ([-+]\d+\.\d+)", block)
+            if m and " to play " in block.split("\n", 1)[0]:
+                found[int(number)] = float(m[1])
+        games.append(found)
+    return games
+
+
 def _gnubg_text_export(path: Path) -> list[dict[int, tuple[str, float, float, float]]]:
     """Per game of gnubg's text export (``NAME.txt``, ``NAME_002.txt``...), by
     move number (gnubg counts plays and cube actions): the dice, the luck, the
@@ -111,9 +127,24 @@ def _compare_with_text_export(match: ReplayedMatch, export: Path) -> int:
 
 
 def test_gnubg_analysis_is_read_as_gnubg_reports_it():
+    from nardtools.teaching.replay import game_frames
+
     match = replay_match(read_record(ANALYSED))
     assert _summary(match) == _summary(replay_match(read_record(MAT)))
-    assert _compare_with_text_export(match, FIXTURES / "sgf" / "gnubg-standard-5-90001-analysed.txt") > 100
+    export = FIXTURES / "sgf" / "gnubg-standard-5-90001-analysed.txt"
+    assert _compare_with_text_export(match, export) > 100
+    cubes = 0  # the cube analyses before the rolls: their cubeless equity as gnubg prints it
+    for g, by_number in zip(match.games, _gnubg_cube_export(export)):
+        moves = [a for a in g.record.actions if a.kind in (ActionKind.ROLL, ActionKind.DOUBLE, ActionKind.TAKE,
+                                                            ActionKind.DROP)]
+        for number, cubeless in by_number.items():
+            review = moves[number - 1].review
+            assert review is not None and review.cube is not None
+            assert review.cube[0] == pytest.approx(cubeless, abs=5.1e-4), (g.record.number, number)
+            cubes += 1
+    assert cubes > 50
+    lines = [line for f in game_frames(match.games[0], match.record.names) for line in f.lines]
+    assert any(line.startswith("Cube before the roll (gnubg 0-ply): no double ") for line in lines)
 
 
 def test_analysis_marks_and_comments_survive_sgf_and_the_native_format():

@@ -50,7 +50,7 @@ class TurnNote:
     player: int
     dice: str  # e.g. "63", or "+55" for dice carried over
     play: str  # canonical
-    written: str  # as the record wrote it
+    written: str  # as the record wrote it ("" when it writes no text of its own: SGF)
     before: Position
     after: Position
     pips_before: tuple[int, int]  # (mover, opponent)
@@ -140,7 +140,8 @@ def annotate_game(replayed: ReplayedGame, *, race_points: int = 6, race: bool = 
                                equity_best=best_equity, best_play=best)
         notes.append(TurnNote(
             game=replayed.record.number, turn=a.number, index=i, player=a.player,
-            dice=("+" + dice) if a.part else dice, play=str(t.play), written=a.play or "",
+            dice=("+" + dice) if a.part else dice, play=str(t.play),
+            written="" if a.by_effect else a.play or "",  # (SGF writes moves, not a play's text)
             before=t.before, after=t.after, pips_before=t.before.pips(), pips_after=t.after.flip().pips(),
             legal_plays=len(plays), forced=len(plays) == 1, dice_used=used,
             dice_lost=max(0, len(t.dice.dice) - used), legal=t.legal,

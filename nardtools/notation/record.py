@@ -62,8 +62,11 @@ class Review:
     ``plays`` are the candidate plays the analysis ranked, each as written
     (``"24/18 18/14"``, no hit marks) with its equity for the mover, in the
     order stored; ``played`` is the index of the play made among them.
-    ``luck`` is the luck of the roll.  ``raw`` keeps the properties exactly
-    as read (the cube analysis too), so that writing the record back in the
+    ``luck`` is the luck of the roll.  ``cube``, when the cube decision before
+    the roll was analysed: the cubeless equity, and the cubeful values of no
+    double and of double/take as the program stored them (GNU Backgammon:
+    equities in money play, match winning chances in a match).  ``raw`` keeps
+    the properties exactly as read, so that writing the record back in the
     same format loses nothing.
     """
 
@@ -71,6 +74,7 @@ class Review:
     plays: tuple[tuple[str, float], ...] = ()
     played: int | None = None
     luck: float | None = None
+    cube: tuple[float, float, float] | None = None
     raw: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property

@@ -538,7 +538,31 @@ def _review(props: dict[str, Prop], player: int) -> Review | None:
                 plays.append((_play_text(letters, player), equity))
     evaluator = "gnubg " + "/".join(sorted(plies)) if plies else "gnubg"
     luck = _number(props["LU"].value) if "LU" in props else None
-    return Review(evaluator, tuple(plays), played, luck, raw)
+    return Review(evaluator, tuple(plays), played, luck, _cube(props.get("DA")), raw)
+
+
+def _cube(prop: Prop | None) -> tuple[float, float, float] | None:
+    """``DA``: a cube decision's outputs, seven for no double then seven for
+    double/take (five probabilities, the cubeless equity, the cubeful value),
+    after ``E ver 3 plies ...`` (four fields) or, rolled out, each after
+    ``Output``: the cubeless equity and the two cubeful values."""
+    if prop is None:
+        return None
+    fields = prop.value.split()
+    if fields[:1] == ["E"] and len(fields) >= 21:
+        values = [_number(fields[i]) for i in (12, 13, 20)]
+    elif fields[:1] == ["X"] and fields.count("Output") >= 2:
+        first = fields.index("Output")
+        second = fields.index("Output", first + 1)
+        values = [_number(f) for f in (fields[first + 6], fields[first + 7], fields[second + 7])] \
+            if len(fields) > second + 7 else [None]
+    else:
+        return None
+    if any(v is None for v in values):
+        return None
+    cubeless, no_double, take = values
+    assert cubeless is not None and no_double is not None and take is not None
+    return cubeless, no_double, take
 
 
 def _number(text: str) -> float | None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ..analysis.annotate import TurnNote, annotate_game
+from ..notation.record import Review
 from ..notation.replay import ReplayedGame, ReplayedMatch
 from ..play import Step
 from ..position import BAR, Position
@@ -100,6 +101,18 @@ def describe(note: TurnNote, names: tuple[str, str], *, persian: bool = False,
     return lines
 
 
+def cube_line(review: Review | None, money: bool) -> str:
+    """A stored cube analysis (GNU Backgammon's ``DA``) as a sentence, or ``""``."""
+    if review is None or review.cube is None:
+        return ""
+    cubeless, no_double, take = review.cube
+    if money:
+        values = f"no double {no_double:+.3f}, double/take {take:+.3f} (cubeful equities)"
+    else:
+        values = f"no double {100 * no_double:.1f}%, double/take {100 * take:.1f}% (cubeful match winning chances)"
+    return f"Cube before the roll ({review.evaluator}): {values}; cubeless equity {cubeless:+.3f}."
+
+
 def game_frames(replayed: ReplayedGame, names: tuple[str, str], *, persian: bool = False,
                 race_points: int = 6, analysis: Sequence[TurnAnalysis] = ()) -> list[Frame]:
     """The frames of one game; see the module docstring.  ``analysis``: the
@@ -119,8 +132,9 @@ def game_frames(replayed: ReplayedGame, names: tuple[str, str], *, persian: bool
                    "the board after it (Snowie)" if action.roll else "The record sets the board (XG Set Pos)")
             frames.append(Frame(len(frames), action.board, None, [f"{how}: {action.board}."]))
         if note is not None:
-            frames.append(Frame(len(frames), note.after, note,
-                                describe(note, names, persian=persian, analysis=analysed.get(note.index)),
+            lines = describe(note, names, persian=persian, analysis=analysed.get(note.index))
+            cube = cube_line(replayed.turns[note.index].action.review, replayed.game.is_money)
+            frames.append(Frame(len(frames), note.after, note, lines + ([cube] if cube else []),
                                 analysed.get(note.index)))
     stop = replayed.stop_reason
     if stop:
@@ -236,7 +250,8 @@ def _rows(replayed: ReplayedGame, frames: Sequence[Frame], result: str) -> list[
         elif a.kind.value in _CUBE_TEXT:
             value = replayed.offers.get(id(a), a.value)
             rows.append({"frame": shown, "kind": "cube", "turn": a.number, "player": a.player,
-                         "text": _CUBE_TEXT[a.kind.value] + (f" to {value}" if value else "")})
+                         "text": _CUBE_TEXT[a.kind.value] + (f" to {value}" if value else ""),
+                         "note": cube_line(a.review, replayed.game.is_money)})
     if result:
         rows.append({"frame": len(frames) - 1, "kind": "result", "turn": 0, "player": None, "text": result})
     return rows

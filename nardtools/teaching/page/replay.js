@@ -192,6 +192,7 @@ function drawTurns() {
     li.textContent = (r.kind === "play" && r.turn ? `${r.turn}. ` : "") + who + r.text;
     const glyphs = r.kind === "play" ? G().frames[r.frame].glyphs : [];
     for (const g of glyphs) { const s = document.createElement("span"); s.className = "glyph"; s.textContent = g; li.appendChild(s); }
+    if (r.note) li.title = r.note;  // a stored cube analysis
     li.onclick = () => show(r.frame);
     list.appendChild(li);
   }
