@@ -365,3 +365,19 @@ def test_gnubg_loads_our_sgf_and_replays_it_to_the_same_result(tmp_path: Path):
         # (gnubg writes "rolled, then resigned" as dice without a play: not a play either way)
         assert ours[:2] == back[:2] and [g[:2] + g[3:] for g in ours[3]] == [g[:2] + g[3:] for g in back[3]], f
         assert [g[2] for g in ours[3]] == [g[2] for g in back[3]], f
+
+
+@needs_gnubg
+def test_gnubg_reads_our_board_set_up_as_the_same_position(tmp_path: Path):
+    from nardtools.setup import Setup
+
+    text = ('[Game "backgammon"]\n[X "white"]\n[O "black"]\n[MatchLength "3"]\n\n'
+            '= "backgammon X 6:5,8:3,13:5,20:2 / 6:5,8:3,13:5,24:1,bar:1"\n*\n')
+    match = replay_match(read_record("b.nrd", text))
+    board = match.games[0].record.actions[0].board
+    assert board is not None and not match.errors
+    sgf = tmp_path / "b.sgf"
+    sgf.write_text(export_sgf(match), encoding="utf-8")
+    out = _gnubg([f'load match "{sgf}"', "show board"], tmp_path)
+    assert re.findall(r"Position ID: (\S+)", out)[-1] == Setup(board).position_id
+    assert read_record(sgf).games[0].actions[0].board == board
