@@ -14,10 +14,12 @@ Parts (all by default):
   (Tesauro's public evaluator, from gnubg-nn), and GNU Backgammon's own
   network at 0-ply against pubeval in the same run (the anchor).
 - ``races``: ``--races`` race positions of each game taken from self-play of
-  the network, inside the bear-off database: mean and worst |P(win) network -
-  P(win) database|, and how often the 1-ply best play is the database's best
-  (with the equity the 1-ply choice loses against it: mean, and how often
-  more than 0.01).
+  the networks, inside the ``--race-db``-point bear-off database (6): mean and
+  worst |P(win) network - P(win) database|, and how often the 1-ply best play
+  is the database's best, ties within ``TIE`` counted as best (with the
+  equity the 1-ply choice loses against it: mean, and how often more than
+  0.01); for the main network alone and for the evaluator with its race
+  network.
 - ``speed``: ``nardtools hint`` at 0 and 2 ply on a middle-game position of
   each game, and ``nardtools analyse`` of a 100-turn game at 1-ply (wall
   times, start-up included).
@@ -37,8 +39,8 @@ from pathlib import Path
 import numpy as np
 
 from nardtools import find_ruleset
-from nardtools.analysis.evaluate import Evaluator, load_network
-from nardtools.analysis.nets import equity
+from nardtools.analysis.evaluate import Evaluator, database_odds, load_networks
+from nardtools.analysis.nets import CLASSES, equity, exact_where_finished, finished
 from nardtools.analysis.selfplay import (
     HeuristicPlayer,
     MatchResult,
@@ -49,8 +51,14 @@ from nardtools.analysis.selfplay import (
     successors,
 )
 
-#: The networks measured: the shipped ones, or the files ``--long`` and ``--backgammon`` name.
+#: The networks measured: the shipped ones, or the files ``--long`` and ``--backgammon`` name ...
 WEIGHTS: dict[str, str | None] = {"long": None, "backgammon": None}
+#: ... with the shipped race networks, or those ``--long-race`` and ``--backgammon-race`` name.
+RACE: dict[str, str | None] = {"long": None, "backgammon": None}
+
+
+def networks(game: str):  # type: ignore[no-untyped-def]
+    return load_networks(game, WEIGHTS[game], RACE[game])
 
 
 class Pubeval:
@@ -87,7 +95,7 @@ class Deeper:
 
     def __init__(self, ruleset_name: str, ply: int) -> None:
         self.ruleset = find_ruleset(ruleset_name)
-        self.ev = Evaluator(self.ruleset.rules, weights=WEIGHTS[ruleset_name])
+        self.ev = Evaluator(self.ruleset.rules, weights=WEIGHTS[ruleset_name], race=RACE[ruleset_name])
         self.ply = ply
 
     def choose(self, rows: np.ndarray) -> int:
@@ -110,8 +118,8 @@ def line(what: str, result, began: float) -> None:  # type: ignore[no-untyped-de
 
 def strength_long(games: int, ply_games: int) -> None:
     ruleset = find_ruleset("long")
-    net = NetPlayer(load_network("long", WEIGHTS["long"]), ruleset)
-    print(f"Long Nardy network: {load_network('long', WEIGHTS['long']).name}")
+    net = NetPlayer(networks("long"), ruleset)
+    print(f"Long Nardy networks: {network_names('long')}")
     print("| match | games | wins | points per game | seconds |\n|---|---|---|---|---|")
     for name, other in (("0-ply vs random", RandomPlayer(11)), ("0-ply vs heuristic", HeuristicPlayer())):
         began = time.perf_counter()
@@ -127,8 +135,7 @@ JOBS = [1]
 def _ply_part(part: tuple[int, int]) -> MatchResult:
     first, games = part
     ruleset = find_ruleset("long")
-    return series(ruleset, Deeper("long", 1), NetPlayer(load_network("long", WEIGHTS["long"]), ruleset), games, seed=202,
-                  first=first)
+    return series(ruleset, Deeper("long", 1), NetPlayer(networks("long"), ruleset), games, seed=202, first=first)
 
 
 def ply_series(games: int, jobs: int) -> MatchResult:
@@ -150,7 +157,7 @@ def ply_series(games: int, jobs: int) -> MatchResult:
 
 def strength_backgammon(games: int) -> None:
     ruleset = find_ruleset("backgammon")
-    print(f"Backgammon network: {load_network('backgammon', WEIGHTS['backgammon']).name}")
+    print(f"Backgammon networks: {network_names('backgammon')}")
     print("| match | games | wins | points per game | seconds |\n|---|---|---|---|---|")
     try:
         pub = Pubeval()
@@ -158,54 +165,75 @@ def strength_backgammon(games: int) -> None:
         print("(gnubg-nn is not installed: no pubeval, no anchor)")
         return
     began = time.perf_counter()
-    line("nardtools 0-ply vs pubeval", series(ruleset, NetPlayer(load_network("backgammon", WEIGHTS["backgammon"]), ruleset), pub, games,
-                                              seed=303), began)
+    line("nardtools 0-ply vs pubeval", series(ruleset, NetPlayer(networks("backgammon"), ruleset), pub, games, seed=303),
+         began)
     began = time.perf_counter()
     line("gnubg 0-ply vs pubeval (anchor)", series(ruleset, Gnubg(), pub, games, seed=303), began)
 
 
-def races(count: int) -> None:
-    from nardtools.analysis.evaluate import Evaluator
+def network_names(game: str) -> str:
+    nets = networks(game)
+    return nets.name + (f", race: {nets.race.name} (within {nets.race.meta['points']} points)" if nets.race else "")
 
-    print("| game | race positions | mean abs P(win) error | worst | 1-ply best = exact best | decisions "
+
+#: Plays whose exact equities differ by less than this are equally good (the
+#: database's figures are sums of products: equal positions in value differ
+#: by rounding, about 1e-8, and races often leave every play a sure win).
+TIE = 1e-6
+
+
+def races(count: int, points: int) -> None:
+    """Race positions of self-play (the evaluator's networks on both sides)
+    inside the ``points``-point database; the main network alone and the
+    evaluator with its race network measured on the same positions."""
+    print(f"Race positions inside the {points}-point bear-off database, from self-play (seeds 500,000 on)")
+    print("| game | networks | race positions | mean abs P(win) error | worst | 1-ply best = exact best | decisions "
           "| equity the 1-ply choice loses: mean | share losing > 0.01 |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for game in ("long", "backgammon"):
         ruleset = find_ruleset(game)
-        ev = Evaluator(ruleset.rules, weights=WEIGHTS[game])
-        net = NetPlayer(load_network(game, WEIGHTS[game]), ruleset)
+        rules = ruleset.rules
+        player = NetPlayer(networks(game), ruleset)
         found: list[np.ndarray] = []
 
-        def keep(board: np.ndarray, rows: np.ndarray, chosen: int, found: list[np.ndarray] = found,
-                 ev: Evaluator = ev) -> None:
-            if len(found) < count and ev._race(board) is not None:
+        def keep(board: np.ndarray, rows: np.ndarray, chosen: int, found: list[np.ndarray] = found) -> None:
+            if len(found) < count and database_odds(rules, board, points) is not None:
                 found.append(board.copy())
 
         seed = 0
         while len(found) < count:
-            play_game(ruleset, net, net, seed=500_000 + seed, on_turn=keep)
+            play_game(ruleset, player, player, seed=500_000 + seed, on_turn=keep)
             seed += 1
         rows = np.array(found)
-        p, _ = ev.static(rows)
-        exact = np.array([ev._race(r)[0][0] for r in rows])  # type: ignore[index]
-        diff = np.abs(p[:, 0] - exact)
-        agree = decisions = 0
-        lost: list[float] = []
+
+        def exact(boards: np.ndarray) -> np.ndarray:
+            return np.array([database_odds(rules, r, points)[0] if not finished(r[None])[0]  # type: ignore[index]
+                             else np.full(len(CLASSES[game]), np.nan) for r in boards])
+
+        truth_p = exact(rows)
         rng = np.random.default_rng(7)
-        for board in rows[:min(count, 2000)]:
-            dice = tuple(int(v) for v in rng.integers(1, 7, 2))
-            after = successors(ruleset.rules, board, dice if dice[0] != dice[1] else (dice[0],) * 4)
-            if len(after) < 2:
+        checked = [(board, tuple(int(v) for v in rng.integers(1, 7, 2))) for board in rows[:min(count, 2000)]]
+        choices = []
+        for board, dice in checked:
+            after = successors(rules, board, dice if dice[0] != dice[1] else (dice[0],) * 4)
+            if len(after) > 1:
+                q = exact(after)
+                exact_where_finished(q, after, game, rules)
+                choices.append((after, -equity(q, game, rules)))
+        for label, race in (("main", False), ("main + race", RACE[game])):
+            ev = Evaluator(rules, weights=WEIGHTS[game], race=race)
+            if race is not False and ev.net.race is None:  # type: ignore[union-attr]
                 continue
-            truth = -equity(np.array([ev._race(r)[0] if ev._race(r) else ev.static(r[None])[0][0]
-                                      for r in after]), game, ruleset.rules)
-            mine = -equity(ev.values(after, 1), game, ruleset.rules)
-            decisions += 1
-            lost.append(float(truth.max() - truth[int(np.argmax(mine))]))
-            agree += lost[-1] <= 1e-9
-        print(f"| {game} | {len(rows):,} | {diff.mean():.4f} | {diff.max():.4f} | "
-              f"{100 * agree / max(decisions, 1):.1f}% | {decisions:,} | {np.mean(lost):.4f} | "
-              f"{100 * np.mean(np.array(lost) > 0.01):.1f}% |", flush=True)
+            p, _ = ev.static(rows)
+            diff = np.abs(p[:, 0] - truth_p[:, 0])
+            lost = []
+            for after, truth in choices:
+                mine = -equity(ev.values(after, 1), game, rules)
+                lost.append(float(truth.max() - truth[int(np.argmax(mine))]))
+            lost_a = np.array(lost)
+            print(f"| {game} | {label} | {len(rows):,} | {diff.mean():.4f} | {diff.max():.4f} | "
+                  f"{100 * np.mean(lost_a <= TIE):.1f}% | {len(lost):,} | {lost_a.mean():.4f} | "
+                  f"{100 * np.mean(lost_a > 0.01):.1f}% |", flush=True)
 
 
 def speed() -> None:
@@ -239,19 +267,23 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=10000)
     ap.add_argument("--ply-games", type=int, default=500)
     ap.add_argument("--races", type=int, default=10000)
+    ap.add_argument("--race-db", type=int, default=6, help="the bear-off database (points) races are measured in")
     ap.add_argument("--parts", nargs="+", default=["long", "backgammon", "races", "speed"])
     ap.add_argument("--jobs", type=int, default=1, help="processes for the 1-ply match (the same games)")
     ap.add_argument("--long", help="measure these Long Nardy weights (a checkpoint) instead of the shipped")
     ap.add_argument("--backgammon", help="measure these backgammon weights instead of the shipped")
+    ap.add_argument("--long-race", help="these Long Nardy race weights instead of the shipped")
+    ap.add_argument("--backgammon-race", help="these backgammon race weights instead of the shipped")
     args = ap.parse_args()
     JOBS[0] = max(1, args.jobs)
     WEIGHTS.update(long=args.long, backgammon=args.backgammon)
+    RACE.update(long=args.long_race, backgammon=args.backgammon_race)
     if "long" in args.parts:
         strength_long(args.games, args.ply_games)
     if "backgammon" in args.parts:
         strength_backgammon(args.games)
     if "races" in args.parts:
-        races(args.races)
+        races(args.races, args.race_db)
     if "speed" in args.parts:
         speed()
 

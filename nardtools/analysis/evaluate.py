@@ -53,7 +53,7 @@ import numpy as np
 
 from ..errors import AnalysisError
 from ..outcome import OutcomeKind, points_for
-from .nets import CLASSES, WEIGHTS_DIR, Network, boards_of, equity, exact_where_finished, finished, flip
+from .nets import CLASSES, WEIGHTS_DIR, Network, Networks, boards_of, equity, exact_where_finished, finished, flip
 
 if TYPE_CHECKING:
     from ..dice import Roll
@@ -117,7 +117,31 @@ def load_network(game: str, path: str | None = None) -> Network:
     net = Network.load(where)
     if net.game != game:
         raise AnalysisError(f"{where}: a {net.game} network, not a {game} one")
+    if net.is_race:
+        raise AnalysisError(f"{where}: a race network, not a game's main one (races only: it answers for "
+                            "them beside the main network)")
     return net
+
+
+@functools.lru_cache(maxsize=8)
+def load_race_network(game: str, path: str | None = None) -> Network | None:
+    """The shipped race network of ``game`` (``nardtools/data/nets/GAME-race.npz``;
+    ``None`` where none is shipped), or the one at ``path``."""
+    where = Path(path) if path else WEIGHTS_DIR / f"{game}-race.npz"
+    if not path and not where.exists():
+        return None
+    net = Network.load(where)
+    if net.game != game or not net.is_race:
+        raise AnalysisError(f"{where}: not a {game} race network")
+    return net
+
+
+def load_networks(game: str, weights: str | None = None, race: str | None | bool = None) -> Networks:
+    """A game's networks: the main one (``weights``, else the shipped one) and
+    the race one (``race``: a path, ``None`` for the shipped one, ``False``
+    for none)."""
+    return Networks(load_network(game, weights),
+                    None if race is False else load_race_network(game, race or None))
 
 
 class Evaluator:
@@ -125,7 +149,7 @@ class Evaluator:
     database races exact, the rest from a network."""
 
     def __init__(self, rules: Rules, *, weights: str | None = None, evaluator: str = "nardtools",
-                 database: bool = True) -> None:
+                 database: bool = True, race: str | None | bool = None) -> None:
         self.rules = rules
         self.game = rules.game.value
         self.caveat = _check_movement(rules, self.game)
@@ -134,20 +158,29 @@ class Evaluator:
             raise AnalysisError(f"unknown evaluator {evaluator!r}: nardtools or gnubg")
         if evaluator == "gnubg" and self.game != "backgammon":
             raise AnalysisError("GNU Backgammon's network evaluates backgammon only")
-        self.evaluator, self.weights = evaluator, weights
+        self.evaluator, self.weights, self.race = evaluator, weights, race
         self._net: Any = None
 
     @property
-    def net(self) -> Any:
-        """The network, loaded when first needed (terminal positions and
-        database races need none)."""
+    def net(self) -> Networks | _GnubgNet:
+        """The networks (main and race), loaded when first needed (terminal
+        positions and database races need none)."""
         if self._net is None:
-            self._net = _GnubgNet() if self.evaluator == "gnubg" else load_network(self.game, self.weights)
-        return self._net
+            self._net = (_GnubgNet() if self.evaluator == "gnubg"
+                         else load_networks(self.game, self.weights, self.race))
+        return self._net  # type: ignore[no-any-return]
 
     @property
     def name(self) -> str:
         return ("gnubg-nn" if self.evaluator == "gnubg" else str(self.net.name)) + self.caveat
+
+    def _names(self, rows: np.ndarray) -> list[str]:
+        """The network that answers for each row, named as results show it."""
+        net = self.net
+        if not isinstance(net, Networks) or net.race is None:
+            return [self.name] * len(rows)
+        race = net.race_rows(rows)
+        return [net.race.name + self.caveat if r else self.name for r in race]
 
     # ------------------------------------------------------------ 0-ply
     def static(self, rows: np.ndarray, *, database: bool = False) -> tuple[np.ndarray, list[str]]:
@@ -167,8 +200,8 @@ class Evaluator:
         source = [""] * len(rows)
         if rest:
             p[rest] = self.net.probabilities(rows[rest])
-            for j in rest:
-                source[j] = self.name
+            for j, name in zip(rest, self._names(rows[rest])):
+                source[j] = name
         for j, (q, where) in exact.items():
             p[j], source[j] = q, where
         exact_where_finished(p, rows, self.game, self.rules)
@@ -221,7 +254,7 @@ def evaluate(position: Position, rules: RulesLike = None, ply: int = 0, *, evalu
         return ev.evaluation(p[0], source[0], 0)
     if ply:
         p = ev.values(rows, ply)
-    return ev.evaluation(p[0], f"{ev.name}, {ply}-ply", ply)
+    return ev.evaluation(p[0], f"{source[0]}, {ply}-ply", ply)
 
 
 def hint(position: Position, roll: Roll, rules: RulesLike = None, ply: int = 0, *,
@@ -256,7 +289,7 @@ def ranked_plays(ev: Evaluator, position: Position, roll: Roll, ply: int = 0, *,
         if deeper:
             p[deeper] = ev.values(rows[deeper], ply)
             for i in deeper:
-                plies[i], source[i] = ply, f"{ev.name}, {ply}-ply"
+                plies[i], source[i] = ply, f"{source[i]}, {ply}-ply"
             mine = -equity(p, ev.game, options)
     for i in range(len(plays)):
         if _by_network(source[i]) and not plies[i]:
@@ -400,10 +433,11 @@ def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, t
     return Rollout(dataclasses.replace(ev.evaluation(mean, label, 0), equity=float(values.mean())), games, error)
 
 
-def database_odds(rules: Rules, row: np.ndarray) -> tuple[np.ndarray, str] | None:
+def database_odds(rules: Rules, row: np.ndarray, points: int | None = None) -> tuple[np.ndarray, str] | None:
     """The outcome probabilities of a board row (its side on roll) from the
     bear-off database, when the position is a race both sides of which fit a
-    cached database; the database named.  ``None`` otherwise."""
+    cached database (or the ``points``-point one, built if need be); the
+    database named.  ``None`` otherwise."""
     from ..position import Position
     from .pips import is_race
     from .race import choose_database, fits, race_odds
@@ -411,7 +445,7 @@ def database_odds(rules: Rules, row: np.ndarray) -> tuple[np.ndarray, str] | Non
     position = Position._trusted(rules.game, tuple(int(v) for v in row[:26]), tuple(int(v) for v in row[26:]), 0)
     if not is_race(position):
         return None
-    points = choose_database(position)
+    points = choose_database(position, points)
     if not (fits(position.mover, points) and fits(position.opponent, points)):
         return None
     odds = race_odds(position, db_points=points)

@@ -86,6 +86,29 @@ def encode(boards: np.ndarray) -> np.ndarray:
     return x
 
 
+#: A race network's inputs: :func:`encode`'s, then for each side fifteen
+#: units ``off >= k`` (k = 1..15), the checkers borne off as a thermometer, so
+#: that the network can tell a bear-off that needs one more roll from one that
+#: does not (three checkers left against two) ...
+RACE_INPUTS = INPUTS + 30
+_OFF = np.arange(1, 16, dtype=np.float32)
+
+
+def encode_race(boards: np.ndarray) -> np.ndarray:
+    """The (n, 228) float32 inputs of a race network (:data:`RACE_INPUTS`).
+
+    >>> x = encode_race(np.array([[13, 2] + [0] * 24 + [12, 3] + [0] * 24], np.int8))
+    >>> x[0, INPUTS:].reshape(2, 15).sum(axis=1).tolist()       # 13 and 12 off
+    [13.0, 12.0]
+    """
+    n = len(boards)
+    x = np.empty((n, RACE_INPUTS), np.float32)
+    x[:, :INPUTS] = encode(boards)
+    off = np.asarray(boards, np.float32).reshape(n, 2, 26)[:, :, 0]
+    x[:, INPUTS:] = (off[:, :, None] >= _OFF).reshape(n, 30)
+    return x
+
+
 def flip(p: np.ndarray, game: str) -> np.ndarray:
     """Probabilities (rows) as the other side sees them.
 
@@ -200,18 +223,45 @@ class Network:
     meta: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def random(cls, game: str, hidden: int, seed: int) -> Network:
-        """Small random weights (training starts here)."""
+    def random(cls, game: str, hidden: int, seed: int, *, race_points: int = 0) -> Network:
+        """Small random weights (training starts here); with ``race_points``,
+        a race network for the races within those points."""
         rng = np.random.default_rng(seed)
         k = len(CLASSES[game])
-        return cls(game, (rng.standard_normal((INPUTS, hidden)) * 0.1).astype(np.float32),
-                   np.zeros(hidden, np.float32), (rng.standard_normal((hidden, k)) * 0.1).astype(np.float32),
-                   np.zeros(k, np.float32), {"game": game, "hidden": hidden, "games": 0})
+        meta: dict[str, Any] = {"game": game, "hidden": hidden, "games": 0}
+        if race_points:
+            meta.update(kind="race", points=race_points)
+        return cls(game, (rng.standard_normal((RACE_INPUTS if race_points else INPUTS, hidden)) * 0.1)
+                   .astype(np.float32), np.zeros(hidden, np.float32),
+                   (rng.standard_normal((hidden, k)) * 0.1).astype(np.float32), np.zeros(k, np.float32), meta)
+
+    @property
+    def is_race(self) -> bool:
+        """A race network (:mod:`.racenet`), not a game's main one."""
+        return self.meta.get("kind") == "race"
+
+    @property
+    def inputs(self) -> int:
+        """How many inputs its encoding gives (:data:`INPUTS`, a race network's :data:`RACE_INPUTS`)."""
+        return RACE_INPUTS if self.is_race else INPUTS
+
+    def encode(self, rows: np.ndarray) -> np.ndarray:
+        """Board rows as this network's inputs."""
+        return encode_race(rows) if self.is_race else encode(rows)
+
+    @property
+    def stem(self) -> str:
+        """The shipped file's name without ``.npz``: the game, ``-race`` for a race network."""
+        return f"{self.game}-race" if self.is_race else self.game
 
     @property
     def name(self) -> str:
-        """How results name the network: game, version and games trained."""
-        return f"nardtools-{self.game}-{self.meta.get('version', 'dev')} ({self.meta.get('games', 0):,} games)"
+        """How results name the network: game, version and games trained
+        (a race network: the positions it learned)."""
+        version = self.meta.get("version", "dev")
+        if self.is_race:
+            return f"nardtools-{self.game}-race-{version} ({self.meta.get('positions', 0):,} positions)"
+        return f"nardtools-{self.game}-{version} ({self.meta.get('games', 0):,} games)"
 
     def hidden(self, x: np.ndarray) -> np.ndarray:
         return sigmoid(x @ self.w1 + self.b1)
@@ -226,7 +276,7 @@ class Network:
         thousands of positions never hold their inputs all at once."""
         out = np.empty((len(rows), len(CLASSES[self.game])))
         for start in range(0, len(rows), BATCH):
-            out[start:start + BATCH] = consistent(self(encode(rows[start:start + BATCH])), self.game)
+            out[start:start + BATCH] = consistent(self(self.encode(rows[start:start + BATCH])), self.game)
         return out
 
     def save(self, path: Path) -> None:
@@ -257,11 +307,62 @@ class Network:
                                 f"this nardtools reads format {FORMAT_VERSION}")
         w1, b1, w2, b2 = arrays
         k = len(CLASSES[game])
-        if w1.shape[0] != INPUTS or w1.shape[1] != b1.shape[0] or w2.shape != (b1.shape[0], k) or b2.shape != (k,):
+        race = meta.get("kind") == "race"
+        if race and not 2 <= int(meta.get("points", 0)) <= 12:
+            raise AnalysisError(f"{path}: a race network needs its points (2 to 12), not {meta.get('points')!r}")
+        if w1.shape[0] != (RACE_INPUTS if race else INPUTS) or w1.shape[1] != b1.shape[0] or w2.shape != (b1.shape[0], k) or b2.shape != (k,):
             raise AnalysisError(f"{path}: the weights' shapes do not fit a {game} network")
         if not all(np.isfinite(a).all() for a in arrays):
             raise AnalysisError(f"{path}: the weights hold NaN or infinite numbers")
         return cls(game, w1, b1, w2, b2, meta)
+
+
+def in_domain(rows: np.ndarray, points: int) -> np.ndarray:
+    """Which board rows (n, 52) are unfinished races with both sides within
+    ``points`` points (none beyond, none on the bar); for ``points`` <= 12
+    such sides can never meet again, in either game.
+
+    >>> rows = np.zeros((2, 52), np.int8)
+    >>> rows[0, 6], rows[0, 26 + 3] = 15, 15        # both sides home: a race within 6 points
+    >>> rows[1, 24], rows[1, 26 + 3] = 15, 15       # one side still on its 24-point
+    >>> in_domain(rows, 6).tolist()
+    [True, False]
+    """
+    beyond = rows[:, points + 1:26].any(axis=1) | rows[:, 26 + points + 1:52].any(axis=1)
+    return ~beyond & ~finished(rows)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, eq=False)
+class Networks:
+    """A game's main network and, where it has one, its race network, which
+    answers for the races within its points (its metadata's ``points``)."""
+
+    main: Network
+    race: Network | None = None
+
+    @property
+    def game(self) -> str:
+        return self.main.game
+
+    @property
+    def name(self) -> str:
+        return self.main.name
+
+    def race_rows(self, rows: np.ndarray) -> np.ndarray:
+        """Which rows the race network answers for."""
+        if self.race is None:
+            return np.zeros(len(rows), bool)
+        return in_domain(rows, int(self.race.meta["points"]))
+
+    def probabilities(self, rows: np.ndarray) -> np.ndarray:
+        """Probabilities of board rows, each from the network that answers for it."""
+        out = np.empty((len(rows), len(CLASSES[self.game])))
+        race = self.race_rows(rows)
+        if race.any():
+            out[race] = self.race.probabilities(rows[race])  # type: ignore[union-attr]
+        if not race.all():
+            out[~race] = self.main.probabilities(rows[~race])
+        return out
 
 
 def sigmoid(z: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import AnalysisError
 from ..position import HEAD
-from .nets import CLASSES, Network, encode, equity, exact_where_finished, outcome
+from .nets import CLASSES, Network, Networks, encode, equity, exact_where_finished, outcome
 
 if TYPE_CHECKING:
     from ..rules import Rules, Ruleset
@@ -86,13 +86,17 @@ class NetPlayer:
     (0-ply, cubeless equity under the ruleset's scoring); a finished game
     counts as its exact outcome."""
 
-    def __init__(self, net: Network, ruleset: Ruleset) -> None:
+    def __init__(self, net: Network | Networks, ruleset: Ruleset) -> None:
         self.net, self.rules, self.game = net, ruleset.rules, net.game
 
     def values(self, rows: np.ndarray, x: np.ndarray | None = None) -> np.ndarray:
         """Probabilities of each row for the side that rolls next (its opponent
-        just played); finished games exact."""
-        p = self.net(encode(rows) if x is None else x)
+        just played); finished games exact.  ``x``, the rows' inputs, serves
+        a single network (training)."""
+        if isinstance(self.net, Networks):
+            p = self.net.probabilities(rows)
+        else:
+            p = self.net(encode(rows) if x is None else x)
         exact_where_finished(p, rows, self.game, self.rules)
         return p
 

@@ -177,8 +177,9 @@ class _Learner:
 
 def ship(checkpoint: Path, version: str, folder: Path | None = None) -> Path:
     """Copy a run's checkpoint into the package as the game's shipped network
-    (``nardtools/data/nets/GAME.npz``), named ``version``; its metadata keeps
-    the commands, games, settings and time of the run.
+    (``nardtools/data/nets/GAME.npz``, a race network's ``GAME-race.npz``),
+    named ``version``; its metadata keeps the commands, games, settings and
+    time of the run.
 
         python -c "from pathlib import Path; from nardtools.analysis.training import ship; \\
                    ship(Path('train-long/checkpoint.npz'), '1')"
@@ -186,7 +187,7 @@ def ship(checkpoint: Path, version: str, folder: Path | None = None) -> Path:
     from .nets import WEIGHTS_DIR
 
     net = Network.load(checkpoint)
-    target = (folder or WEIGHTS_DIR) / f"{net.game}.npz"
+    target = (folder or WEIGHTS_DIR) / f"{net.stem}.npz"
     Network(net.game, net.w1, net.b1, net.w2, net.b2, {**net.meta, "version": version}).save(target)
     return target
 

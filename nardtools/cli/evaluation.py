@@ -41,8 +41,16 @@ def register(app: typer.Typer) -> None:
 
 def train_command(
     game: Annotated[Game, typer.Option("--game", help="The game to learn (its standard ruleset).")] = Game.long,
-    games: Annotated[int, typer.Option("--games", min=1, max=100_000_000,
-                                       help="Train until this many games in all.")] = 100_000,
+    games: Annotated[int | None, typer.Option("--games", min=1, max=100_000_000, help=(
+        "Train until this many games in all (default 100,000); with --race, the self-play games whose race "
+        "positions it learns (default 5,000)."))] = None,
+    race: Annotated[bool, typer.Option("--race", help="Train the game's race network instead: supervised on "
+                                       "the bear-off database's odds of self-play race positions.")] = False,
+    epochs: Annotated[int, typer.Option("--epochs", min=1, max=10_000,
+                                        help="With --race: fit until this many epochs in all.")] = 30,
+    race_db: Annotated[int, typer.Option("--race-db", min=2, max=12, help=(
+        "With --race: the bear-off database (points) whose odds it learns, built and cached if need be; "
+        "the network answers for races within those points."))] = 10,
     output: Annotated[Path | None, typer.Option("--output", help="The run's folder (default train-GAME); "
                                                    "it must not hold a run already.")] = None,
     resume: Annotated[Path | None, typer.Option("--resume", help="Continue the run kept in this folder "
@@ -71,6 +79,11 @@ def train_command(
     from ..analysis.training import Settings, Trainer
     from .output import progress
 
+    command_line = " ".join(["nardtools", *sys.argv[1:]])
+    if race:
+        _train_race(game.value, output, resume, games, epochs, seed, hidden, race_db, command_line, quiet)
+        return
+    games = 100_000 if games is None else games
     if resume is not None:
         if output is not None:
             raise fail("--resume continues a run in its own folder; leave out --output")
@@ -85,7 +98,7 @@ def train_command(
         trainer = Trainer(Settings(game.value, hidden=hidden, rate=rate, trace=trace, seed=seed,
                                    checkpoint=checkpoint, measure=measure,
                                    database=True if database is None else database))
-    trainer.commands.append(" ".join(["nardtools", *sys.argv[1:]]))
+    trainer.commands.append(command_line)
     start = trainer.games
     with progress(max(games - start, 0), f"training {trainer.settings.game}", quiet) as advance:
         try:
@@ -95,6 +108,32 @@ def train_command(
             raise
     typer.echo(f"{trainer.games:,} games in all ({trainer.games - start:,} now) in {trainer.seconds:.0f} s; "
                f"checkpoint {folder / 'checkpoint.npz'}, learning curve {folder / 'curve.csv'}")
+
+
+def _train_race(game: str, output: Path | None, resume: Path | None, games: int | None, epochs: int, seed: int,
+                hidden: int, points: int, command_line: str, quiet: bool) -> None:
+    from ..analysis.racenet import train_race
+    from .output import progress
+
+    if resume is not None and output is not None:
+        raise fail("--resume continues a run in its own folder; leave out --output")
+    folder = resume or output or Path(f"train-{game}-race")
+    if resume is None and (folder / "checkpoint.npz").exists():
+        raise fail(f"{folder} holds a run already: continue it with --resume {folder}, or choose --output")
+    games = 5000 if games is None else games
+
+    def report(epoch: int, loss: float, held_out: dict[str, float]) -> None:
+        if not quiet:
+            typer.echo(f"epoch {epoch}: loss {loss:.5f}, held-out P(win) error mean {held_out['mean_win_error']:.4f} "
+                       f"worst {held_out['worst_win_error']:.3f}", err=True)
+
+    with progress(0 if resume else games, f"collecting {game} race positions", quiet) as advance:
+        net = train_race(game, folder, games=games, epochs=epochs, seed=seed, hidden=hidden, points=points,
+                         resume=resume is not None, commands=[command_line], progress=lambda n: advance(n),
+                         report=report)
+    typer.echo(f"race network after {net.meta['epochs']} epochs on {net.meta['positions']:,} positions: held-out "
+               f"P(win) error mean {net.meta['mean_win_error']:.4f}, worst {net.meta['worst_win_error']:.3f}; "
+               f"checkpoint {folder / 'checkpoint.npz'}")
 
 
 def _path(weights: Path | None) -> str | None:

@@ -1,0 +1,202 @@
+"""A network of its own for races (гонка), learned from the bear-off database.
+
+The main network of a game (:mod:`.training`) learns every kind of position
+by self-play, and races are a small part of what it sees: its race odds are
+a few hundredths off, enough to choose the wrong bear-off play.  As GNU
+Backgammon does, each game therefore gets a second, *race* network, used for
+every race position both sides of which lie within its ``points`` (no
+checker beyond that point, none on the bar).
+
+It is learned by supervised regression, not by self-play, since in that
+domain the truth is known: the positions come from self-play games of the
+main network (every position rolled from that is a race in the domain, and
+every result its roll could reach, so that the network learns to tell a
+roll's plays apart), and their targets are the bear-off database's odds
+(:func:`.evaluate.database_odds` with a ``points``-point database, built
+once and cached).  The network has the main one's shape and encoding, with
+the checkers off of each side also as a thermometer (:func:`.nets.encode_race`:
+a bear-off's count of rolls turns on them), and is fitted by Adam on the
+cross-entropy of its outputs, a tenth of the positions held out to measure
+it; the rate halves every ``HALVING`` epochs.
+
+A run lives in a folder: ``positions.npz`` (the positions and targets,
+collected once), ``checkpoint.npz`` (the network after the last epoch, with
+the epochs, the held-out error and the command in its metadata) and
+``optimizer.npz`` (Adam's moments), so that ``--resume`` continues at the
+next epoch and gives the same weights as a run that was never stopped.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import AnalysisError
+from .nets import Network, encode_race, in_domain, sigmoid
+
+#: The database (points) a new race network learns from: a 10-point one
+#: takes under a minute to build and covers most races.
+POINTS = 10
+#: The share of positions held out to measure the network.
+HELD_OUT = 0.1
+#: Epochs between halvings of the learning rate.
+HALVING = 8
+
+
+def collect(game: str, games: int, *, seed: int = 1, points: int = POINTS, weights: str | None = None,
+            progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Race positions of ``games`` self-play games of the main network (every
+    position rolled from inside the domain, and every result of its roll),
+    distinct, with their database odds as targets."""
+    from ..rules import find_ruleset
+    from .evaluate import database_odds, load_network
+    from .selfplay import NetPlayer, play_game
+    from .training import TRAINING_RULESETS, _game_seed
+
+    ruleset = find_ruleset(TRAINING_RULESETS[game])
+    player = NetPlayer(load_network(game, weights), ruleset)
+    seen: dict[bytes, None] = {}  # insertion-ordered: the same positions in the same order every run
+
+    def keep(board: np.ndarray, rows: np.ndarray, chosen: int) -> None:
+        both = np.concatenate([board[None, :], rows])
+        for row in both[in_domain(both, points)]:
+            seen.setdefault(row.tobytes(), None)
+
+    for i in range(games):
+        play_game(ruleset, player, player, seed=_game_seed(seed, i), on_turn=keep)
+        if progress:
+            progress(1)
+    rows = np.frombuffer(b"".join(seen), np.int8).reshape(-1, 52)
+    targets = np.empty((len(rows), len(_classes(game))), np.float32)
+    for i, row in enumerate(rows):
+        exact = database_odds(ruleset.rules, row, points=points)
+        if exact is None:  # cannot happen: in_domain is the database's domain
+            raise AnalysisError(f"position {i} is not a race within {points} points")
+        targets[i] = exact[0]
+    return rows, targets
+
+
+def _classes(game: str) -> tuple[str, ...]:
+    from .nets import CLASSES
+
+    return CLASSES[game]
+
+
+class RaceFit:
+    """Fitting a race network to collected positions, epoch by epoch (Adam,
+    mini-batches in a seeded order)."""
+
+    def __init__(self, game: str, rows: np.ndarray, targets: np.ndarray, *, points: int, hidden: int = 128,
+                 seed: int = 1, rate: float = 1e-3, batch: int = 128, net: Network | None = None,
+                 moments: dict[str, np.ndarray] | None = None) -> None:
+        self.game, self.points, self.seed, self.rate, self.batch = game, points, seed, rate, batch
+        order = np.random.default_rng(seed).permutation(len(rows))
+        cut = int(len(rows) * HELD_OUT)
+        self.test, self.train = order[:cut], order[cut:]
+        self.x = encode_race(rows)
+        self.targets = targets.astype(np.float32)
+        self.net = net or Network.random(game, hidden, seed, race_points=points)
+        self.epochs = int(self.net.meta.get("epochs", 0))
+        names = ("w1", "b1", "w2", "b2")
+        self.moments = moments or {f"{k}{n}": np.zeros_like(getattr(self.net, n)) for n in names for k in "mv"}
+        self.moments.setdefault("steps", np.zeros(1))
+
+    def epoch(self) -> float:
+        """One pass over the training positions; the mean cross-entropy."""
+        net, m = self.net, self.moments
+        order = np.random.default_rng((self.seed, self.epochs)).permutation(self.train)
+        rate = self.rate * 0.5 ** (self.epochs // HALVING)
+        losses = []
+        for start in range(0, len(order), self.batch):
+            take = order[start:start + self.batch]
+            x, target = self.x[take], self.targets[take]
+            h = net.hidden(x)
+            p = sigmoid(h @ net.w2 + net.b2)
+            losses.append(_cross_entropy(p, target))
+            d2 = (p - target) / len(take)
+            dh = (d2 @ net.w2.T) * h * (1.0 - h)
+            grads = {"w2": h.T @ d2, "b2": d2.sum(axis=0), "w1": x.T @ dh, "b1": dh.sum(axis=0)}
+            m["steps"] += 1
+            t = float(m["steps"][0])
+            for name, g in grads.items():
+                m[f"m{name}"] = 0.9 * m[f"m{name}"] + 0.1 * g
+                m[f"v{name}"] = 0.999 * m[f"v{name}"] + 0.001 * g * g
+                step = rate * (m[f"m{name}"] / (1 - 0.9 ** t)) / (np.sqrt(m[f"v{name}"] / (1 - 0.999 ** t)) + 1e-8)
+                np.subtract(getattr(net, name), step.astype(np.float32), out=getattr(net, name))
+        self.epochs += 1
+        return float(np.mean(losses))
+
+    def held_out(self) -> dict[str, float]:
+        """The network on the held-out positions: mean and worst |P(win) error|."""
+        p = self.net(self.x[self.test])
+        error = np.abs(p[:, 0] - self.targets[self.test, 0])
+        return {"mean_win_error": round(float(error.mean()), 5), "worst_win_error": round(float(error.max()), 4),
+                "held_out": len(self.test)}
+
+    def save(self, folder: Path, commands: list[str]) -> None:
+        from .._io import write_atomically
+
+        self.net.meta.update(epochs=self.epochs, positions=len(self.train), seed=self.seed, rate=self.rate,
+                             batch=self.batch, commands=commands, **self.held_out(),
+                             method=f"supervised on a {self.points}-point bear-off database's odds of self-play "
+                                    "race positions (Adam, cross-entropy)")
+        self.net.save(folder / "checkpoint.npz")
+        buffer = io.BytesIO()
+        np.savez(buffer, **self.moments)
+        write_atomically(folder / "optimizer.npz", buffer.getvalue())
+
+
+def _cross_entropy(p: np.ndarray, target: np.ndarray) -> float:
+    q = np.clip(p, 1e-7, 1 - 1e-7)
+    return float(-(target * np.log(q) + (1 - target) * np.log(1 - q)).mean())
+
+
+def train_race(game: str, folder: Path, *, games: int, epochs: int, seed: int = 1, points: int = POINTS,
+               hidden: int = 128, resume: bool = False, commands: list[str] | None = None,
+               progress: Callable[[int], None] | None = None,
+               report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
+    """Collect (once) and fit a race network in ``folder``, until ``epochs``
+    epochs in all; ``report(epoch, loss, held_out)`` after each."""
+    data = folder / "positions.npz"
+    if resume:
+        net = Network.load(folder / "checkpoint.npz")
+        if net.meta.get("kind") != "race":
+            raise AnalysisError(f"{folder / 'checkpoint.npz'}: not a race network's run")
+        with np.load(data) as saved:
+            rows, targets = saved["rows"], saved["targets"]
+        with np.load(folder / "optimizer.npz") as saved:
+            moments = {k: saved[k] for k in saved.files}
+        meta = net.meta
+        fit = RaceFit(net.game, rows, targets, points=int(meta["points"]), seed=int(meta["seed"]),
+                      rate=float(meta["rate"]), batch=int(meta["batch"]), net=net, moments=moments)
+        commands = [*meta.get("commands", []), *(commands or [])]
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        began = time.perf_counter()
+        how = np.array([games, seed, points])
+        if data.exists():  # collected by an earlier run of the same games: kept, since collecting is the slow part
+            with np.load(data) as saved:
+                if not np.array_equal(saved["how"], how):
+                    raise AnalysisError(f"{data}: positions of other games (games, seed, points "
+                                        f"{saved['how'].tolist()}); choose another folder")
+                rows, targets = saved["rows"], saved["targets"]
+        else:
+            rows, targets = collect(game, games, seed=seed, points=points, progress=progress)
+            from .._io import write_atomically
+
+            buffer = io.BytesIO()
+            np.savez_compressed(buffer, rows=rows, targets=targets, how=how)
+            write_atomically(data, buffer.getvalue())
+        fit = RaceFit(game, rows, targets, points=points, hidden=hidden, seed=seed)
+        fit.net.meta.update(games=games, collect_seconds=round(time.perf_counter() - began, 1))
+        commands = list(commands or [])
+    while fit.epochs < epochs:
+        loss = fit.epoch()
+        fit.save(folder, commands)
+        if report:
+            report(fit.epochs, loss, fit.held_out())
+    return fit.net

@@ -1,0 +1,105 @@
+"""The race networks (nardtools/analysis/racenet.py): collected from
+self-play, fitted to the bear-off database, answering for races beside the
+main network."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from nardtools import Position, find_ruleset
+from nardtools.analysis.evaluate import Evaluator, database_odds, load_network, load_race_network
+from nardtools.analysis.nets import Network, boards_of, in_domain
+from nardtools.analysis.racenet import collect, train_race
+from nardtools.analysis.selfplay import RandomPlayer, play_game
+from nardtools.cli import app
+from nardtools.errors import AnalysisError
+
+
+def test_collected_positions_are_races_in_the_domain_with_the_databases_odds():
+    rows, targets = collect("long", 2, seed=3, points=6)
+    assert len(rows) > 20 and in_domain(rows, 6).all()
+    assert len({r.tobytes() for r in rows}) == len(rows)  # distinct
+    rules = find_ruleset("long").rules
+    for i in range(0, len(rows), max(1, len(rows) // 10)):
+        assert np.allclose(targets[i], database_odds(rules, rows[i], 6)[0], atol=1e-6)  # type: ignore[index]
+
+
+def test_a_race_fit_learns_and_resumes_to_the_same_weights(tmp_path):
+    losses: list[float] = []
+    straight = train_race("long", tmp_path / "a", games=2, epochs=3, seed=4, points=6, hidden=8,
+                          report=lambda epoch, loss, held: losses.append(loss))
+    assert losses[-1] < losses[0]
+    train_race("long", tmp_path / "b", games=2, epochs=1, seed=4, points=6, hidden=8)
+    again = train_race("long", tmp_path / "b", games=2, epochs=3, resume=True)
+    assert again.meta["epochs"] == 3 and again.is_race and again.meta["points"] == 6
+    for name in ("w1", "b1", "w2", "b2"):
+        assert np.array_equal(getattr(straight, name), getattr(again, name)), name
+    # the positions collected stay for a new fit of the same games, and only for it
+    (tmp_path / "b" / "checkpoint.npz").unlink()
+    with pytest.raises(AnalysisError, match="positions of other games"):
+        train_race("long", tmp_path / "b", games=3, epochs=1, seed=4, points=6, hidden=8)
+    refit = train_race("long", tmp_path / "b", games=2, epochs=3, seed=4, points=6, hidden=8)
+    assert np.array_equal(refit.w1, straight.w1)
+
+
+def test_main_and_race_networks_are_not_taken_for_each_other(tmp_path):
+    Network.random("long", 8, 1, race_points=6).save(tmp_path / "race.npz")
+    Network.random("long", 8, 1).save(tmp_path / "main.npz")
+    with pytest.raises(AnalysisError, match="a race network, not a game's main one"):
+        load_network("long", str(tmp_path / "race.npz"))
+    with pytest.raises(AnalysisError, match="not a long race network"):
+        load_race_network("long", str(tmp_path / "main.npz"))
+    pointless = Network.random("long", 8, 1, race_points=6)
+    pointless.meta["points"] = 30
+    pointless.save(tmp_path / "pointless.npz")
+    with pytest.raises(AnalysisError, match="needs its points"):
+        load_race_network("long", str(tmp_path / "pointless.npz"))
+
+
+@pytest.mark.parametrize("game", ["long", "backgammon"])
+def test_the_shipped_race_network_answers_for_races_within_its_points(game):
+    race = load_race_network(game)
+    assert race is not None and race.meta["commands"] and race.meta["points"] >= 6
+    ev = Evaluator(find_ruleset(game).rules)
+    inside = Position.from_points(game, {6: 3, 5: 3, 4: 3, 3: 3, 2: 3}, {6: 4, 4: 4, 3: 4, 1: 3})
+    contact = Position.start(game)
+    _, source = ev.static(boards_of([inside, contact]))
+    assert source[0].startswith(f"nardtools-{game}-race-") and "race" not in source[1]
+    assert "race" not in Evaluator(find_ruleset(game).rules, race=False).static(boards_of([inside]))[1][0]
+
+
+@pytest.mark.parametrize("game", ["long", "backgammon"])
+def test_the_shipped_race_network_is_close_to_the_database(game):
+    """Races of random games inside the 6-point database: the race network's
+    P(win) within 0.02 of the exact one on average (the benchmark measures
+    10,000 positions of self-play)."""
+    ruleset = find_ruleset(game)
+    found: list[np.ndarray] = []
+
+    def keep(board: np.ndarray, rows: np.ndarray, chosen: int) -> None:
+        if database_odds(ruleset.rules, board, 6) is not None:
+            found.append(board.copy())
+
+    seed = 0
+    while len(found) < 150:
+        play_game(ruleset, RandomPlayer(seed), RandomPlayer(seed + 1), seed=900 + seed, on_turn=keep)
+        seed += 1
+    rows = np.array(found)
+    exact = np.array([database_odds(ruleset.rules, r, 6)[0][0] for r in rows])  # type: ignore[index]
+    p, _ = Evaluator(ruleset.rules).static(rows)
+    assert np.abs(p[:, 0] - exact).mean() < 0.02
+
+
+def test_train_race_from_the_command_line(tmp_path):
+    out = tmp_path / "run"
+    args = ["train", "--game", "long", "--race", "--games", "2", "--epochs", "1", "--race-db", "6", "--hidden", "8",
+            "--output", str(out), "-q"]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert "race network after 1 epochs" in first.output and (out / "positions.npz").exists()
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 2 and "holds a run already" in again.output
+    resumed = CliRunner().invoke(app, ["train", "--race", "--resume", str(out), "--epochs", "2", "-q"])
+    assert resumed.exit_code == 0 and "after 2 epochs" in resumed.output, resumed.output
