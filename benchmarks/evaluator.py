@@ -124,8 +124,9 @@ def strength_long(games: int, ply_games: int) -> None:
     for name, other in (("0-ply vs random", RandomPlayer(11)), ("0-ply vs heuristic", HeuristicPlayer())):
         began = time.perf_counter()
         line(name, series(ruleset, net, other, games, seed=101), began)
-    began = time.perf_counter()
-    line("1-ply vs 0-ply", ply_series(ply_games, JOBS[0]), began)
+    if ply_games:
+        began = time.perf_counter()
+        line("1-ply vs 0-ply", ply_series(ply_games, JOBS[0]), began)
 
 
 #: Processes for the 1-ply match (``--jobs``).
@@ -191,49 +192,53 @@ def races(count: int, points: int) -> None:
           "| equity the 1-ply choice loses: mean | share losing > 0.01 |")
     print("|---|---|---|---|---|---|---|---|---|")
     for game in ("long", "backgammon"):
-        ruleset = find_ruleset(game)
-        rules = ruleset.rules
-        player = NetPlayer(networks(game), ruleset)
-        found: list[np.ndarray] = []
+        race_figures(game, count, points)
 
-        def keep(board: np.ndarray, rows: np.ndarray, chosen: int, found: list[np.ndarray] = found) -> None:
-            if len(found) < count and database_odds(rules, board, points) is not None:
-                found.append(board.copy())
 
-        seed = 0
-        while len(found) < count:
-            play_game(ruleset, player, player, seed=500_000 + seed, on_turn=keep)
-            seed += 1
-        rows = np.array(found)
+def race_figures(game: str, count: int, points: int) -> None:
+    ruleset = find_ruleset(game)
+    rules = ruleset.rules
+    player = NetPlayer(networks(game), ruleset)
+    found: list[np.ndarray] = []
 
-        def exact(boards: np.ndarray) -> np.ndarray:
-            return np.array([database_odds(rules, r, points)[0] if not finished(r[None])[0]  # type: ignore[index]
-                             else np.full(len(CLASSES[game]), np.nan) for r in boards])
+    def keep(board: np.ndarray, rows: np.ndarray, chosen: int, found: list[np.ndarray] = found) -> None:
+        if len(found) < count and database_odds(rules, board, points) is not None:
+            found.append(board.copy())
 
-        truth_p = exact(rows)
-        rng = np.random.default_rng(7)
-        checked = [(board, tuple(int(v) for v in rng.integers(1, 7, 2))) for board in rows[:min(count, 2000)]]
-        choices = []
-        for board, dice in checked:
-            after = successors(rules, board, dice if dice[0] != dice[1] else (dice[0],) * 4)
-            if len(after) > 1:
-                q = exact(after)
-                exact_where_finished(q, after, game, rules)
-                choices.append((after, -equity(q, game, rules)))
-        for label, race in (("main", False), ("main + race", RACE[game])):
-            ev = Evaluator(rules, weights=WEIGHTS[game], race=race)
-            if race is not False and ev.net.race is None:  # type: ignore[union-attr]
-                continue
-            p, _ = ev.static(rows)
-            diff = np.abs(p[:, 0] - truth_p[:, 0])
-            lost = []
-            for after, truth in choices:
-                mine = -equity(ev.values(after, 1), game, rules)
-                lost.append(float(truth.max() - truth[int(np.argmax(mine))]))
-            lost_a = np.array(lost)
-            print(f"| {game} | {label} | {len(rows):,} | {diff.mean():.4f} | {diff.max():.4f} | "
-                  f"{100 * np.mean(lost_a <= TIE):.1f}% | {len(lost):,} | {lost_a.mean():.4f} | "
-                  f"{100 * np.mean(lost_a > 0.01):.1f}% |", flush=True)
+    seed = 0
+    while len(found) < count:
+        play_game(ruleset, player, player, seed=500_000 + seed, on_turn=keep)
+        seed += 1
+    rows = np.array(found)
+
+    def exact(boards: np.ndarray) -> np.ndarray:
+        return np.array([database_odds(rules, r, points)[0] if not finished(r[None])[0]  # type: ignore[index]
+                         else np.full(len(CLASSES[game]), np.nan) for r in boards])
+
+    truth_p = exact(rows)
+    rng = np.random.default_rng(7)
+    checked = [(board, tuple(int(v) for v in rng.integers(1, 7, 2))) for board in rows[:min(count, 2000)]]
+    choices = []
+    for board, dice in checked:
+        after = successors(rules, board, dice if dice[0] != dice[1] else (dice[0],) * 4)
+        if len(after) > 1:
+            q = exact(after)
+            exact_where_finished(q, after, game, rules)
+            choices.append((after, -equity(q, game, rules)))
+    for label, race in (("main", False), ("main + race", RACE[game])):
+        ev = Evaluator(rules, weights=WEIGHTS[game], race=race)
+        if race is not False and ev.net.race is None:  # type: ignore[union-attr]
+            continue
+        p, _ = ev.static(rows)
+        diff = np.abs(p[:, 0] - truth_p[:, 0])
+        lost = []
+        for after, truth in choices:
+            mine = -equity(ev.values(after, 1), game, rules)
+            lost.append(float(truth.max() - truth[int(np.argmax(mine))]))
+        lost_a = np.array(lost)
+        print(f"| {game} | {label} | {len(rows):,} | {diff.mean():.4f} | {diff.max():.4f} | "
+              f"{100 * np.mean(lost_a <= TIE):.1f}% | {len(lost):,} | {lost_a.mean():.4f} | "
+              f"{100 * np.mean(lost_a > 0.01):.1f}% |", flush=True)
 
 
 def speed() -> None:

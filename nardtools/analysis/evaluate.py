@@ -136,7 +136,7 @@ def load_race_network(game: str, path: str | None = None) -> Network | None:
     return net
 
 
-def load_networks(game: str, weights: str | None = None, race: str | None | bool = None) -> Networks:
+def load_networks(game: str, weights: str | None = None, race: str | bool | None = None) -> Networks:
     """A game's networks: the main one (``weights``, else the shipped one) and
     the race one (``race``: a path, ``None`` for the shipped one, ``False``
     for none)."""
@@ -149,7 +149,7 @@ class Evaluator:
     database races exact, the rest from a network."""
 
     def __init__(self, rules: Rules, *, weights: str | None = None, evaluator: str = "nardtools",
-                 database: bool = True, race: str | None | bool = None) -> None:
+                 database: bool = True, race: str | bool | None = None) -> None:
         self.rules = rules
         self.game = rules.game.value
         self.caveat = _check_movement(rules, self.game)
@@ -172,7 +172,8 @@ class Evaluator:
 
     @property
     def name(self) -> str:
-        return ("gnubg-nn" if self.evaluator == "gnubg" else str(self.net.name)) + self.caveat
+        net = self.net
+        return ("gnubg-nn" if isinstance(net, _GnubgNet) else net.name) + self.caveat
 
     def _names(self, rows: np.ndarray) -> list[str]:
         """The network that answers for each row, named as results show it."""

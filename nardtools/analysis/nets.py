@@ -329,7 +329,7 @@ def in_domain(rows: np.ndarray, points: int) -> np.ndarray:
     [True, False]
     """
     beyond = rows[:, points + 1:26].any(axis=1) | rows[:, 26 + points + 1:52].any(axis=1)
-    return ~beyond & ~finished(rows)  # type: ignore[no-any-return]
+    return ~beyond & ~finished(rows)
 
 
 @dataclass(frozen=True, eq=False)

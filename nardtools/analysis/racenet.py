@@ -9,9 +9,10 @@ checker beyond that point, none on the bar).
 
 It is learned by supervised regression, not by self-play, since in that
 domain the truth is known: the positions come from self-play games of the
-main network (every position rolled from that is a race in the domain, and
+main network (every position rolled from that is a race in the domain,
 every result its roll could reach, so that the network learns to tell a
-roll's plays apart), and their targets are the bear-off database's odds
+roll's plays apart, and the replies to one of them, as a 1-ply look-ahead
+weighs them), and their targets are the bear-off database's odds
 (:func:`.evaluate.database_odds` with a ``points``-point database, built
 once and cached).  The network has the main one's shape and encoding, with
 the checkers off of each side also as a thermometer (:func:`.nets.encode_race`:
@@ -48,36 +49,71 @@ HALVING = 8
 
 
 def collect(game: str, games: int, *, seed: int = 1, points: int = POINTS, weights: str | None = None,
+            replies: bool = True, jobs: int = 1,
             progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Race positions of ``games`` self-play games of the main network (every
-    position rolled from inside the domain, and every result of its roll),
-    distinct, with their database odds as targets."""
+    """Race positions of ``games`` self-play games of the main network, distinct,
+    with their database odds as targets (computed in ``jobs`` processes).
+
+    Of every turn rolled from a race in the domain: the position, every result
+    of its roll, and (``replies``) for one of those results (drawn from the
+    game's seed) and one roll of the opponent, every reply: the positions a
+    1-ply look-ahead weighs."""
     from ..rules import find_ruleset
-    from .evaluate import database_odds, load_network
-    from .selfplay import NetPlayer, play_game
+    from .evaluate import load_network
+    from .selfplay import NetPlayer, play_game, successors
     from .training import TRAINING_RULESETS, _game_seed
 
     ruleset = find_ruleset(TRAINING_RULESETS[game])
     player = NetPlayer(load_network(game, weights), ruleset)
     seen: dict[bytes, None] = {}  # insertion-ordered: the same positions in the same order every run
 
-    def keep(board: np.ndarray, rows: np.ndarray, chosen: int) -> None:
-        both = np.concatenate([board[None, :], rows])
-        for row in both[in_domain(both, points)]:
+    def add(rows: np.ndarray) -> None:
+        for row in rows[in_domain(rows, points)]:
             seen.setdefault(row.tobytes(), None)
 
     for i in range(games):
+        rng = np.random.default_rng((seed, i))
+
+        def keep(board: np.ndarray, rows: np.ndarray, chosen: int, rng: np.random.Generator = rng) -> None:
+            add(np.concatenate([board[None, :], rows]))
+            if not replies or not in_domain(board[None, :], points)[0]:
+                return
+            one = rows[int(rng.integers(len(rows)))]
+            dice = tuple(int(v) for v in rng.integers(1, 7, 2))
+            if in_domain(one[None, :], points)[0]:
+                add(successors(ruleset.rules, one, dice if dice[0] != dice[1] else (dice[0],) * 4))
+
         play_game(ruleset, player, player, seed=_game_seed(seed, i), on_turn=keep)
         if progress:
             progress(1)
     rows = np.frombuffer(b"".join(seen), np.int8).reshape(-1, 52)
+    chunks = [(game, points, rows[k:k + 10_000]) for k in range(0, len(rows), 10_000)]
+    if jobs > 1 and len(chunks) > 1:
+        from multiprocessing import get_context
+
+        with get_context("spawn").Pool(jobs) as pool:
+            parts = pool.map(_odds, chunks)
+    else:
+        parts = [_odds(chunk) for chunk in chunks]
+    targets = np.concatenate(parts) if parts else np.zeros((0, len(_classes(game))), np.float32)
+    return rows, targets
+
+
+def _odds(chunk: tuple[str, int, np.ndarray]) -> np.ndarray:
+    """The database odds of rows in the domain (a process's share of :func:`collect`)."""
+    from ..rules import find_ruleset
+    from .evaluate import database_odds
+    from .training import TRAINING_RULESETS
+
+    game, points, rows = chunk
+    rules = find_ruleset(TRAINING_RULESETS[game]).rules
     targets = np.empty((len(rows), len(_classes(game))), np.float32)
     for i, row in enumerate(rows):
-        exact = database_odds(ruleset.rules, row, points=points)
+        exact = database_odds(rules, row, points=points)
         if exact is None:  # cannot happen: in_domain is the database's domain
-            raise AnalysisError(f"position {i} is not a race within {points} points")
+            raise AnalysisError(f"{row.tolist()} is not a race within {points} points")
         targets[i] = exact[0]
-    return rows, targets
+    return targets
 
 
 def _classes(game: str) -> tuple[str, ...]:
@@ -146,7 +182,7 @@ class RaceFit:
                                     "race positions (Adam, cross-entropy)")
         self.net.save(folder / "checkpoint.npz")
         buffer = io.BytesIO()
-        np.savez(buffer, **self.moments)
+        np.savez(buffer, **self.moments)  # type: ignore[arg-type]
         write_atomically(folder / "optimizer.npz", buffer.getvalue())
 
 
@@ -156,7 +192,8 @@ def _cross_entropy(p: np.ndarray, target: np.ndarray) -> float:
 
 
 def train_race(game: str, folder: Path, *, games: int, epochs: int, seed: int = 1, points: int = POINTS,
-               hidden: int = 128, resume: bool = False, commands: list[str] | None = None,
+               hidden: int = 128, replies: bool = True, resume: bool = False, commands: list[str] | None = None,
+               jobs: int = 1,
                progress: Callable[[int], None] | None = None,
                report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
     """Collect (once) and fit a race network in ``folder``, until ``epochs``
@@ -177,22 +214,23 @@ def train_race(game: str, folder: Path, *, games: int, epochs: int, seed: int = 
     else:
         folder.mkdir(parents=True, exist_ok=True)
         began = time.perf_counter()
-        how = np.array([games, seed, points])
+        how = np.array([games, seed, points, replies])
         if data.exists():  # collected by an earlier run of the same games: kept, since collecting is the slow part
             with np.load(data) as saved:
                 if not np.array_equal(saved["how"], how):
-                    raise AnalysisError(f"{data}: positions of other games (games, seed, points "
+                    raise AnalysisError(f"{data}: positions of other games (games, seed, points, replies "
                                         f"{saved['how'].tolist()}); choose another folder")
                 rows, targets = saved["rows"], saved["targets"]
         else:
-            rows, targets = collect(game, games, seed=seed, points=points, progress=progress)
+            rows, targets = collect(game, games, seed=seed, points=points, replies=replies, jobs=jobs,
+                                    progress=progress)
             from .._io import write_atomically
 
             buffer = io.BytesIO()
             np.savez_compressed(buffer, rows=rows, targets=targets, how=how)
             write_atomically(data, buffer.getvalue())
         fit = RaceFit(game, rows, targets, points=points, hidden=hidden, seed=seed)
-        fit.net.meta.update(games=games, collect_seconds=round(time.perf_counter() - began, 1))
+        fit.net.meta.update(games=games, replies=replies, collect_seconds=round(time.perf_counter() - began, 1))
         commands = list(commands or [])
     while fit.epochs < epochs:
         loss = fit.epoch()

@@ -51,6 +51,11 @@ def train_command(
     race_db: Annotated[int, typer.Option("--race-db", min=2, max=12, help=(
         "With --race: the bear-off database (points) whose odds it learns, built and cached if need be; "
         "the network answers for races within those points."))] = 10,
+    replies: Annotated[bool, typer.Option("--replies/--no-replies", help=(
+        "With --race: also learn the replies to one result of each roll (the positions a 1-ply look-ahead "
+        "weighs)."))] = True,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, max=64, help=(
+        "With --race: processes that look up the database's odds of the positions collected."))] = 1,
     output: Annotated[Path | None, typer.Option("--output", help="The run's folder (default train-GAME); "
                                                    "it must not hold a run already.")] = None,
     resume: Annotated[Path | None, typer.Option("--resume", help="Continue the run kept in this folder "
@@ -81,7 +86,7 @@ def train_command(
 
     command_line = " ".join(["nardtools", *sys.argv[1:]])
     if race:
-        _train_race(game.value, output, resume, games, epochs, seed, hidden, race_db, command_line, quiet)
+        _train_race(game.value, output, resume, games, epochs, seed, hidden, race_db, replies, jobs, command_line, quiet)
         return
     games = 100_000 if games is None else games
     if resume is not None:
@@ -111,7 +116,7 @@ def train_command(
 
 
 def _train_race(game: str, output: Path | None, resume: Path | None, games: int | None, epochs: int, seed: int,
-                hidden: int, points: int, command_line: str, quiet: bool) -> None:
+                hidden: int, points: int, replies: bool, jobs: int, command_line: str, quiet: bool) -> None:
     from ..analysis.racenet import train_race
     from .output import progress
 
@@ -128,7 +133,7 @@ def _train_race(game: str, output: Path | None, resume: Path | None, games: int 
                        f"worst {held_out['worst_win_error']:.3f}", err=True)
 
     with progress(0 if resume else games, f"collecting {game} race positions", quiet) as advance:
-        net = train_race(game, folder, games=games, epochs=epochs, seed=seed, hidden=hidden, points=points,
+        net = train_race(game, folder, games=games, epochs=epochs, seed=seed, hidden=hidden, points=points, jobs=jobs, replies=replies,
                          resume=resume is not None, commands=[command_line], progress=lambda n: advance(n),
                          report=report)
     typer.echo(f"race network after {net.meta['epochs']} epochs on {net.meta['positions']:,} positions: held-out "
