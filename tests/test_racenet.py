@@ -103,3 +103,12 @@ def test_train_race_from_the_command_line(tmp_path):
     assert again.exit_code == 2 and "holds a run already" in again.output
     resumed = CliRunner().invoke(app, ["train", "--race", "--resume", str(out), "--epochs", "2", "-q"])
     assert resumed.exit_code == 0 and "after 2 epochs" in resumed.output, resumed.output
+    (out / "optimizer.npz").write_bytes(b"damaged")
+    broken = CliRunner().invoke(app, ["train", "--race", "--resume", str(out), "--epochs", "3", "-q"])
+    assert broken.exit_code == 2 and "optimizer.npz: not a race network run's file" in broken.output
+    (out / "positions.npz").unlink()
+    missing = CliRunner().invoke(app, ["train", "--race", "--resume", str(out), "--epochs", "3", "-q"])
+    assert missing.exit_code == 2 and "positions.npz: missing" in missing.output
+    Network.random("long", 8, 1).save(out / "checkpoint.npz")
+    main = CliRunner().invoke(app, ["train", "--race", "--resume", str(out), "--epochs", "3", "-q"])
+    assert main.exit_code == 2 and "not a race network's run" in main.output

@@ -36,8 +36,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .._io import write_atomically
 from ..errors import AnalysisError
-from .nets import Network, encode_race, in_domain, sigmoid
+from .nets import CLASSES, Network, encode_race, in_domain, sigmoid
 
 #: The database (points) a new race network learns from: a 10-point one
 #: takes under a minute to build and covers most races.
@@ -95,7 +96,7 @@ def collect(game: str, games: int, *, seed: int = 1, points: int = POINTS, weigh
             parts = pool.map(_odds, chunks)
     else:
         parts = [_odds(chunk) for chunk in chunks]
-    targets = np.concatenate(parts) if parts else np.zeros((0, len(_classes(game))), np.float32)
+    targets = np.concatenate(parts) if parts else np.zeros((0, len(CLASSES[game])), np.float32)
     return rows, targets
 
 
@@ -107,19 +108,13 @@ def _odds(chunk: tuple[str, int, np.ndarray]) -> np.ndarray:
 
     game, points, rows = chunk
     rules = find_ruleset(TRAINING_RULESETS[game]).rules
-    targets = np.empty((len(rows), len(_classes(game))), np.float32)
+    targets = np.empty((len(rows), len(CLASSES[game])), np.float32)
     for i, row in enumerate(rows):
         exact = database_odds(rules, row, points=points)
         if exact is None:  # cannot happen: in_domain is the database's domain
             raise AnalysisError(f"{row.tolist()} is not a race within {points} points")
         targets[i] = exact[0]
     return targets
-
-
-def _classes(game: str) -> tuple[str, ...]:
-    from .nets import CLASSES
-
-    return CLASSES[game]
 
 
 class RaceFit:
@@ -174,8 +169,6 @@ class RaceFit:
                 "held_out": len(self.test)}
 
     def save(self, folder: Path, commands: list[str]) -> None:
-        from .._io import write_atomically
-
         self.net.meta.update(epochs=self.epochs, positions=len(self.train), seed=self.seed, rate=self.rate,
                              batch=self.batch, commands=commands, **self.held_out(),
                              method=f"supervised on a {self.points}-point bear-off database's odds of self-play "
@@ -203,34 +196,32 @@ def train_race(game: str, folder: Path, *, games: int, epochs: int, seed: int = 
         net = Network.load(folder / "checkpoint.npz")
         if net.meta.get("kind") != "race":
             raise AnalysisError(f"{folder / 'checkpoint.npz'}: not a race network's run")
-        with np.load(data) as saved:
-            rows, targets = saved["rows"], saved["targets"]
-        with np.load(folder / "optimizer.npz") as saved:
-            moments = {k: saved[k] for k in saved.files}
+        rows, targets = _arrays(data, "rows", "targets")
+        moments = dict(zip(("mw1", "vw1", "mb1", "vb1", "mw2", "vw2", "mb2", "vb2", "steps"),
+                           _arrays(folder / "optimizer.npz", "mw1", "vw1", "mb1", "vb1", "mw2", "vw2", "mb2", "vb2",
+                                   "steps")))
         meta = net.meta
         fit = RaceFit(net.game, rows, targets, points=int(meta["points"]), seed=int(meta["seed"]),
                       rate=float(meta["rate"]), batch=int(meta["batch"]), net=net, moments=moments)
         commands = [*meta.get("commands", []), *(commands or [])]
     else:
         folder.mkdir(parents=True, exist_ok=True)
-        began = time.perf_counter()
         how = np.array([games, seed, points, replies])
         if data.exists():  # collected by an earlier run of the same games: kept, since collecting is the slow part
-            with np.load(data) as saved:
-                if not np.array_equal(saved["how"], how):
-                    raise AnalysisError(f"{data}: positions of other games (games, seed, points, replies "
-                                        f"{saved['how'].tolist()}); choose another folder")
-                rows, targets = saved["rows"], saved["targets"]
+            rows, targets, before = _arrays(data, "rows", "targets", "how")
+            if not np.array_equal(before, how):
+                raise AnalysisError(f"{data}: positions of other games (games, seed, points, replies "
+                                    f"{before.tolist()}); choose another folder")
         else:
+            began = time.perf_counter()
             rows, targets = collect(game, games, seed=seed, points=points, replies=replies, jobs=jobs,
                                     progress=progress)
-            from .._io import write_atomically
-
             buffer = io.BytesIO()
-            np.savez_compressed(buffer, rows=rows, targets=targets, how=how)
+            np.savez_compressed(buffer, rows=rows, targets=targets, how=how,
+                                seconds=np.array(time.perf_counter() - began))
             write_atomically(data, buffer.getvalue())
         fit = RaceFit(game, rows, targets, points=points, hidden=hidden, seed=seed)
-        fit.net.meta.update(games=games, replies=replies, collect_seconds=round(time.perf_counter() - began, 1))
+        fit.net.meta.update(games=games, replies=replies)
         commands = list(commands or [])
     while fit.epochs < epochs:
         loss = fit.epoch()
@@ -238,3 +229,15 @@ def train_race(game: str, folder: Path, *, games: int, epochs: int, seed: int = 
         if report:
             report(fit.epochs, loss, fit.held_out())
     return fit.net
+
+
+def _arrays(path: Path, *names: str) -> list[np.ndarray]:
+    """Arrays of a run's ``.npz``; a missing or damaged file is an
+    :class:`AnalysisError` naming it."""
+    try:
+        with np.load(path, allow_pickle=False) as saved:
+            return [np.asarray(saved[name]) for name in names]
+    except FileNotFoundError:
+        raise AnalysisError(f"{path}: missing; the run's folder is incomplete") from None
+    except (OSError, ValueError, KeyError, EOFError) as e:
+        raise AnalysisError(f"{path}: not a race network run's file ({type(e).__name__}: {e})") from None
