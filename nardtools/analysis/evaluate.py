@@ -10,6 +10,9 @@ Where the answer comes from (``Evaluation.evaluator``):
 - **bear-off database**: a race with both sides inside a cached one-sided
   database (:mod:`.race`; the 6-point one is built on first use): exact
   dice enumeration, each side playing to bear off fastest;
+- **race network**: a race with both sides within the game's race network's
+  points (:mod:`.racenet`: learned from the bear-off database), where no
+  database answered (and always inside a look-ahead);
 - **network**: the shipped network of the game (:mod:`.nets`, trained by
   self-play, :mod:`.training`), or GNU Backgammon's (``evaluator="gnubg"``,
   backgammon only, where ``gnubg-nn`` is installed).
