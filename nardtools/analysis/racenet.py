@@ -68,21 +68,23 @@ def collect(game: str, games: int, *, seed: int = 1, points: int = POINTS, weigh
     player = NetPlayer(load_network(game, weights), ruleset)
     seen: dict[bytes, None] = {}  # insertion-ordered: the same positions in the same order every run
 
-    def add(rows: np.ndarray) -> None:
-        for row in rows[in_domain(rows, points)]:
+    def add(rows: np.ndarray) -> np.ndarray:
+        inside = in_domain(rows, points)
+        for row in rows[inside]:
             seen.setdefault(row.tobytes(), None)
+        return inside
 
     for i in range(games):
         rng = np.random.default_rng((seed, i))
 
         def keep(board: np.ndarray, rows: np.ndarray, chosen: int, rng: np.random.Generator = rng) -> None:
-            add(np.concatenate([board[None, :], rows]))
-            if not replies or not in_domain(board[None, :], points)[0]:
+            inside = add(np.concatenate([board[None, :], rows]))
+            if not replies or not inside[0]:
                 return
-            one = rows[int(rng.integers(len(rows)))]
+            k = int(rng.integers(len(rows)))
             dice = tuple(int(v) for v in rng.integers(1, 7, 2))
-            if in_domain(one[None, :], points)[0]:
-                add(successors(ruleset.rules, one, dice if dice[0] != dice[1] else (dice[0],) * 4))
+            if inside[k + 1]:
+                add(successors(ruleset.rules, rows[k], dice if dice[0] != dice[1] else (dice[0],) * 4))
 
         play_game(ruleset, player, player, seed=_game_seed(seed, i), on_turn=keep)
         if progress:

@@ -85,21 +85,21 @@ def train_command(
     from .output import progress
 
     command_line = " ".join(["nardtools", *sys.argv[1:]])
+    if resume is not None and output is not None:
+        raise fail("--resume continues a run in its own folder; leave out --output")
+    folder = resume or output or Path(f"train-{game.value}{'-race' if race else ''}")
+    if resume is None and (folder / "checkpoint.npz").exists():
+        raise fail(f"{folder} holds a run already: continue it with --resume {folder}, or choose --output")
     if race:
-        _train_race(game.value, output, resume, games, epochs, seed, hidden, race_db, replies, jobs, command_line, quiet)
+        _train_race(game.value, folder, resume is not None, games, epochs, seed, hidden, race_db, replies, jobs,
+                    command_line, quiet)
         return
     games = 100_000 if games is None else games
     if resume is not None:
-        if output is not None:
-            raise fail("--resume continues a run in its own folder; leave out --output")
         trainer = Trainer.resume(resume)
-        folder = resume
         if database is not None:
             trainer.settings.database = database
     else:
-        folder = output or Path(f"train-{game.value}")
-        if (folder / "checkpoint.npz").exists():
-            raise fail(f"{folder} holds a run already: continue it with --resume {folder}, or choose --output")
         trainer = Trainer(Settings(game.value, hidden=hidden, rate=rate, trace=trace, seed=seed,
                                    checkpoint=checkpoint, measure=measure,
                                    database=True if database is None else database))
@@ -115,16 +115,11 @@ def train_command(
                f"checkpoint {folder / 'checkpoint.npz'}, learning curve {folder / 'curve.csv'}")
 
 
-def _train_race(game: str, output: Path | None, resume: Path | None, games: int | None, epochs: int, seed: int,
+def _train_race(game: str, folder: Path, resume: bool, games: int | None, epochs: int, seed: int,
                 hidden: int, points: int, replies: bool, jobs: int, command_line: str, quiet: bool) -> None:
     from ..analysis.racenet import train_race
     from .output import progress
 
-    if resume is not None and output is not None:
-        raise fail("--resume continues a run in its own folder; leave out --output")
-    folder = resume or output or Path(f"train-{game}-race")
-    if resume is None and (folder / "checkpoint.npz").exists():
-        raise fail(f"{folder} holds a run already: continue it with --resume {folder}, or choose --output")
     games = 5000 if games is None else games
 
     def report(epoch: int, loss: float, held_out: dict[str, float]) -> None:
@@ -134,7 +129,7 @@ def _train_race(game: str, output: Path | None, resume: Path | None, games: int 
 
     with progress(0 if resume else games, f"collecting {game} race positions", quiet) as advance:
         net = train_race(game, folder, games=games, epochs=epochs, seed=seed, hidden=hidden, points=points, jobs=jobs, replies=replies,
-                         resume=resume is not None, commands=[command_line], progress=lambda n: advance(n),
+                         resume=resume, commands=[command_line], progress=lambda n: advance(n),
                          report=report)
     typer.echo(f"race network after {net.meta['epochs']} epochs on {net.meta['positions']:,} positions: held-out "
                f"P(win) error mean {net.meta['mean_win_error']:.4f}, worst {net.meta['worst_win_error']:.3f}; "

@@ -360,7 +360,8 @@ def _game(tree: Tree, reading: _Reading) -> GameRecord | None:
 
 
 def _dice_only(action: Action) -> bool:
-    """A ``DI`` node read (dice set, no move yet): a placeholder."""
+    """A ``DI`` node read (dice set, no move yet), which :func:`_settle_dice`
+    resolves once the game is read."""
     return action.kind is ActionKind.SET_BOARD and action.board is None
 
 
@@ -440,8 +441,8 @@ def _line(tree: Tree, reading: _Reading, first_node: int) -> list[Action]:
 
 def _action(node: list[Prop], reading: _Reading) -> Action | None:
     """One node as an action: a move, a cube action, a board set-up, or dice
-    set (kept as a board-less ``SET_BOARD`` placeholder until the game's end
-    says whether they were rolled before a resignation)."""
+    set (a board-less ``SET_BOARD`` action holding the dice, which
+    :func:`_settle_dice` keeps as the roll of the set-up that follows or drops)."""
     props = {p.name: p for p in node}
     for prop in node:
         if prop.name not in _KNOWN:
