@@ -26,22 +26,52 @@ def test_collected_positions_are_races_in_the_domain_with_the_databases_odds():
         assert np.allclose(targets[i], database_odds(rules, rows[i], 6)[0], atol=1e-6)  # type: ignore[index]
 
 
+def test_leaves_are_the_best_replies_a_one_ply_look_ahead_weighs():
+    """With ``leaves=21``, after every play chosen in a race the opponent's
+    best reply to each of the 21 rolls is learned, found here roll by roll
+    with the player's own choice."""
+    from nardtools.analysis.evaluate import load_network
+    from nardtools.analysis.selfplay import NetPlayer, successors
+    from nardtools.analysis.training import _game_seed
+    from nardtools.dice import ALL_ROLLS
+
+    plain, _ = collect("long", 1, seed=5, points=6)
+    rows, _ = collect("long", 1, seed=5, points=6, leaves=21)
+    learned = {r.tobytes() for r in rows}
+    assert len(learned) > len(plain)
+    ruleset = find_ruleset("long")
+    player = NetPlayer(load_network("long"), ruleset)
+    expected: list[np.ndarray] = []
+
+    def keep(board: np.ndarray, results: np.ndarray, chosen: int) -> None:
+        if in_domain(board[None], 6)[0] and in_domain(results[chosen:chosen + 1], 6)[0]:
+            for roll in ALL_ROLLS:
+                replies = successors(ruleset.rules, results[chosen], roll.dice)
+                expected.append(replies[player.choose(replies)])
+
+    play_game(ruleset, player, player, seed=_game_seed(5, 0), on_turn=keep)
+    leaves = [r for r in expected if in_domain(r[None], 6)[0]]
+    assert len(leaves) > 21 and all(r.tobytes() in learned for r in leaves)
+
+
 def test_a_race_fit_learns_and_resumes_to_the_same_weights(tmp_path):
     losses: list[float] = []
-    straight = train_race("long", tmp_path / "a", games=2, epochs=3, seed=4, points=6, hidden=8,
+    straight = train_race("long", tmp_path / "a", games=2, epochs=3, seed=4, points=6, hidden=8, halving=1,
                           report=lambda epoch, loss, held: losses.append(loss))
     assert losses[-1] < losses[0]
-    train_race("long", tmp_path / "b", games=2, epochs=1, seed=4, points=6, hidden=8)
+    train_race("long", tmp_path / "b", games=2, epochs=1, seed=4, points=6, hidden=8, halving=1)
     again = train_race("long", tmp_path / "b", games=2, epochs=3, resume=True)
-    assert again.meta["epochs"] == 3 and again.is_race and again.meta["points"] == 6
+    assert again.meta["epochs"] == 3 and again.is_race and again.meta["points"] == 6 and again.meta["halving"] == 1
     for name in ("w1", "b1", "w2", "b2"):
         assert np.array_equal(getattr(straight, name), getattr(again, name)), name
     # the positions collected stay for a new fit of the same games, and only for it
     (tmp_path / "b" / "checkpoint.npz").unlink()
     with pytest.raises(AnalysisError, match="positions of other games"):
         train_race("long", tmp_path / "b", games=3, epochs=1, seed=4, points=6, hidden=8)
-    refit = train_race("long", tmp_path / "b", games=2, epochs=3, seed=4, points=6, hidden=8)
+    refit = train_race("long", tmp_path / "b", games=2, epochs=3, seed=4, points=6, hidden=8, halving=1)
     assert np.array_equal(refit.w1, straight.w1)
+    slower = train_race("long", tmp_path / "c", games=2, epochs=3, seed=4, points=6, hidden=8)
+    assert not np.array_equal(slower.w1, straight.w1)  # the halving is the run's (resumed: kept)
 
 
 def test_main_and_race_networks_are_not_taken_for_each_other(tmp_path):
@@ -95,7 +125,7 @@ def test_the_shipped_race_network_is_close_to_the_database(game):
 def test_train_race_from_the_command_line(tmp_path):
     out = tmp_path / "run"
     args = ["train", "--game", "long", "--race", "--games", "2", "--epochs", "1", "--race-db", "6", "--hidden", "8",
-            "--output", str(out), "-q"]
+            "--halving", "4", "--leaves", "2", "--output", str(out), "-q"]
     first = CliRunner().invoke(app, args)
     assert first.exit_code == 0, first.output
     assert "race network after 1 epochs" in first.output and (out / "positions.npz").exists()
@@ -103,6 +133,8 @@ def test_train_race_from_the_command_line(tmp_path):
     assert again.exit_code == 2 and "holds a run already" in again.output
     resumed = CliRunner().invoke(app, ["train", "--race", "--resume", str(out), "--epochs", "2", "-q"])
     assert resumed.exit_code == 0 and "after 2 epochs" in resumed.output, resumed.output
+    meta = Network.load(out / "checkpoint.npz").meta
+    assert (meta["halving"], meta["leaves"], len(meta["commands"])) == (4, 2, 2)
     (out / "optimizer.npz").write_bytes(b"damaged")
     broken = CliRunner().invoke(app, ["train", "--race", "--resume", str(out), "--epochs", "3", "-q"])
     assert broken.exit_code == 2 and "optimizer.npz: not a race network run's file" in broken.output

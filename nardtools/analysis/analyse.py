@@ -26,8 +26,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from .evaluate import Evaluator, ranked_plays
 from .nets import boards_of, equity
 
@@ -159,7 +157,7 @@ def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply
     """The :class:`TurnAnalysis` of every turn of one replayed game, by the
     evaluator ``ev`` (its rules are the game's)."""
     from ..dice import ALL_ROLLS, Roll
-    from .selfplay import roll_successors
+    from .selfplay import best_per_roll, roll_successors
 
     rules = ev.rules
     turns: list[TurnAnalysis] = []
@@ -173,9 +171,8 @@ def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply
         error = None if made is None else max(best.equity - made.equity, 0.0)
         after, counts = roll_successors(rules, boards_of([t.before]))
         p, _ = ev.static(after, database=True)
-        mine = -equity(p, ev.game, rules)
-        ends = np.cumsum(counts[0])
-        best_by_roll = [float(mine[end - n:end].max()) for end, n in zip(ends, counts[0])]
+        value = equity(p, ev.game, rules)
+        best_by_roll = [-float(v) for v in value[best_per_roll(value, counts)]]
         averages = sum(roll.weight / 36 * v for roll, v in zip(ALL_ROLLS, best_by_roll))
         luck = best_by_roll[ALL_ROLLS.index(t.dice)] - averages
         forced = len(ranked) == 1

@@ -221,7 +221,7 @@ class Evaluator:
         """Probabilities of rows at ``ply`` (each from its side on roll): all
         rows' 21 rolls go through the network together, level by level."""
         from ..dice import ALL_ROLLS
-        from .selfplay import roll_successors
+        from .selfplay import best_per_roll, roll_successors
 
         p, source = self.static(rows)
         todo = [i for i in range(len(rows)) if source[i] != "terminal"]
@@ -229,10 +229,7 @@ class Evaluator:
             return p
         after, counts = roll_successors(self.rules, rows[todo])
         q, _ = self.static(after)
-        value = equity(q, self.game, self.rules)
-        ends = np.cumsum(counts.ravel())
-        best = np.array([start + int(np.argmin(value[start:end]))
-                         for start, end in zip(ends - counts.ravel(), ends)])
+        best = best_per_roll(equity(q, self.game, self.rules), counts)
         deeper = q[best] if ply == 1 else self.values(after[best], ply - 1)
         weights = np.array([roll.weight / 36 for roll in ALL_ROLLS])
         seen = flip(deeper, self.game).reshape(len(todo), 21, -1)

@@ -18,7 +18,7 @@ once and cached).  The network has the main one's shape and encoding, with
 the checkers off of each side also as a thermometer (:func:`.nets.encode_race`:
 a bear-off's count of rolls turns on them), and is fitted by Adam on the
 cross-entropy of its outputs, a tenth of the positions held out to measure
-it; the rate halves every ``HALVING`` epochs.
+it; the rate halves every ``halving`` epochs (``HALVING`` unless told).
 
 A run lives in a folder: ``positions.npz`` (the positions and targets,
 collected once), ``checkpoint.npz`` (the network after the last epoch, with
@@ -45,23 +45,27 @@ from .nets import CLASSES, Network, encode_race, in_domain, sigmoid
 POINTS = 10
 #: The share of positions held out to measure the network.
 HELD_OUT = 0.1
-#: Epochs between halvings of the learning rate.
+#: Epochs between halvings of the learning rate, unless a run says otherwise.
 HALVING = 8
 
 
 def collect(game: str, games: int, *, seed: int = 1, points: int = POINTS, weights: str | None = None,
-            replies: bool = True, jobs: int = 1,
+            replies: bool = True, leaves: int = 0, jobs: int = 1,
             progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Race positions of ``games`` self-play games of the main network, distinct,
     with their database odds as targets (computed in ``jobs`` processes).
 
     Of every turn rolled from a race in the domain: the position, every result
-    of its roll, and (``replies``) for one of those results (drawn from the
-    game's seed) and one roll of the opponent, every reply: the positions a
-    1-ply look-ahead weighs."""
+    of its roll, (``replies``) for one of those results (drawn from the game's
+    seed) and one roll of the opponent, every reply, and (``leaves``, 0 to 21)
+    for the play chosen and one other result, the opponent's best reply (by
+    the main network) to that many of its 21 rolls, drawn from the seed: the
+    positions a 1-ply look-ahead weighs, the last as it weighs them."""
+    from ..dice import ALL_ROLLS
     from ..rules import find_ruleset
     from .evaluate import load_network
-    from .selfplay import NetPlayer, play_game, successors
+    from .nets import equity
+    from .selfplay import NetPlayer, best_per_roll, play_game, roll_successors, successors
     from .training import TRAINING_RULESETS, _game_seed
 
     ruleset = find_ruleset(TRAINING_RULESETS[game])
@@ -79,12 +83,21 @@ def collect(game: str, games: int, *, seed: int = 1, points: int = POINTS, weigh
 
         def keep(board: np.ndarray, rows: np.ndarray, chosen: int, rng: np.random.Generator = rng) -> None:
             inside = add(np.concatenate([board[None, :], rows]))
-            if not replies or not inside[0]:
+            if not inside[0]:
                 return
-            k = int(rng.integers(len(rows)))
-            dice = tuple(int(v) for v in rng.integers(1, 7, 2))
-            if inside[k + 1]:
-                add(successors(ruleset.rules, rows[k], dice if dice[0] != dice[1] else (dice[0],) * 4))
+            if replies:
+                k = int(rng.integers(len(rows)))
+                dice = tuple(int(v) for v in rng.integers(1, 7, 2))
+                if inside[k + 1]:
+                    add(successors(ruleset.rules, rows[k], dice if dice[0] != dice[1] else (dice[0],) * 4))
+            if leaves:
+                results = [k for k in (chosen, int(rng.integers(len(rows)))) if inside[k + 1]]
+                if not results:
+                    return
+                after, counts = roll_successors(ruleset.rules, rows[results])
+                best = best_per_roll(equity(player.values(after), game, ruleset.rules), counts).reshape(-1, 21)
+                rolls = rng.permuted(np.tile(np.arange(len(ALL_ROLLS)), (len(results), 1)), axis=1)[:, :leaves]
+                add(after[np.take_along_axis(best, rolls, axis=1).ravel()])
 
         play_game(ruleset, player, player, seed=_game_seed(seed, i), on_turn=keep)
         if progress:
@@ -124,9 +137,10 @@ class RaceFit:
     mini-batches in a seeded order)."""
 
     def __init__(self, game: str, rows: np.ndarray, targets: np.ndarray, *, points: int, hidden: int = 128,
-                 seed: int = 1, rate: float = 1e-3, batch: int = 128, net: Network | None = None,
-                 moments: dict[str, np.ndarray] | None = None) -> None:
+                 seed: int = 1, rate: float = 1e-3, batch: int = 128, halving: int = HALVING,
+                 net: Network | None = None, moments: dict[str, np.ndarray] | None = None) -> None:
         self.game, self.points, self.seed, self.rate, self.batch = game, points, seed, rate, batch
+        self.halving = halving
         order = np.random.default_rng(seed).permutation(len(rows))
         cut = int(len(rows) * HELD_OUT)
         self.test, self.train = order[:cut], order[cut:]
@@ -142,7 +156,7 @@ class RaceFit:
         """One pass over the training positions; the mean cross-entropy."""
         net, m = self.net, self.moments
         order = np.random.default_rng((self.seed, self.epochs)).permutation(self.train)
-        rate = self.rate * 0.5 ** (self.epochs // HALVING)
+        rate = self.rate * 0.5 ** (self.epochs // self.halving)
         losses = []
         for start in range(0, len(order), self.batch):
             take = order[start:start + self.batch]
@@ -172,7 +186,7 @@ class RaceFit:
 
     def save(self, folder: Path, commands: list[str]) -> None:
         self.net.meta.update(epochs=self.epochs, positions=len(self.train), seed=self.seed, rate=self.rate,
-                             batch=self.batch, commands=commands, **self.held_out(),
+                             batch=self.batch, halving=self.halving, commands=commands, **self.held_out(),
                              method=f"supervised on a {self.points}-point bear-off database's odds of self-play "
                                     "race positions (Adam, cross-entropy)")
         self.net.save(folder / "checkpoint.npz")
@@ -187,12 +201,14 @@ def _cross_entropy(p: np.ndarray, target: np.ndarray) -> float:
 
 
 def train_race(game: str, folder: Path, *, games: int, epochs: int, seed: int = 1, points: int = POINTS,
-               hidden: int = 128, replies: bool = True, resume: bool = False, commands: list[str] | None = None,
+               hidden: int = 128, replies: bool = True, leaves: int = 0, halving: int | None = None,
+               resume: bool = False, commands: list[str] | None = None,
                jobs: int = 1,
                progress: Callable[[int], None] | None = None,
                report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
     """Collect (once) and fit a race network in ``folder``, until ``epochs``
-    epochs in all; ``report(epoch, loss, held_out)`` after each."""
+    epochs in all, the rate halved every ``halving`` epochs (``HALVING``; a
+    resumed run keeps its own); ``report(epoch, loss, held_out)`` after each."""
     data = folder / "positions.npz"
     if resume:
         net = Network.load(folder / "checkpoint.npz")
@@ -204,26 +220,28 @@ def train_race(game: str, folder: Path, *, games: int, epochs: int, seed: int = 
                                    "steps")))
         meta = net.meta
         fit = RaceFit(net.game, rows, targets, points=int(meta["points"]), seed=int(meta["seed"]),
-                      rate=float(meta["rate"]), batch=int(meta["batch"]), net=net, moments=moments)
+                      rate=float(meta["rate"]), batch=int(meta["batch"]), halving=int(meta.get("halving", HALVING)),
+                      net=net, moments=moments)
         commands = [*meta.get("commands", []), *(commands or [])]
     else:
         folder.mkdir(parents=True, exist_ok=True)
-        how = np.array([games, seed, points, replies])
+        how = np.array([games, seed, points, replies, leaves])
         if data.exists():  # collected by an earlier run of the same games: kept, since collecting is the slow part
             rows, targets, before = _arrays(data, "rows", "targets", "how")
+            before = np.pad(before, (0, len(how) - len(before)))  # runs before leaves had none
             if not np.array_equal(before, how):
-                raise AnalysisError(f"{data}: positions of other games (games, seed, points, replies "
+                raise AnalysisError(f"{data}: positions of other games (games, seed, points, replies, leaves "
                                     f"{before.tolist()}); choose another folder")
         else:
             began = time.perf_counter()
-            rows, targets = collect(game, games, seed=seed, points=points, replies=replies, jobs=jobs,
+            rows, targets = collect(game, games, seed=seed, points=points, replies=replies, leaves=leaves, jobs=jobs,
                                     progress=progress)
             buffer = io.BytesIO()
             np.savez_compressed(buffer, rows=rows, targets=targets, how=how,
                                 seconds=np.array(time.perf_counter() - began))
             write_atomically(data, buffer.getvalue())
-        fit = RaceFit(game, rows, targets, points=points, hidden=hidden, seed=seed)
-        fit.net.meta.update(games=games, replies=replies)
+        fit = RaceFit(game, rows, targets, points=points, hidden=hidden, seed=seed, halving=halving or HALVING)
+        fit.net.meta.update(games=games, replies=replies, leaves=leaves)
         commands = list(commands or [])
     while fit.epochs < epochs:
         loss = fit.epoch()

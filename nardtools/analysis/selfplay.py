@@ -157,6 +157,19 @@ def roll_successors(rules: Rules, boards: np.ndarray) -> tuple[np.ndarray, np.nd
     return (np.concatenate(parts) if parts else np.zeros((0, 52), np.int8)), counts
 
 
+def best_per_roll(value: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The index, in :func:`roll_successors`' rows, of the result each roll's
+    mover likes best: the least ``value`` (the equity for the side that rolls
+    next) within each group of ``counts``.
+
+    >>> best_per_roll(np.array([0.3, -0.2, 0.5, 0.1]), np.array([[2, 1, 1]])).tolist()
+    [1, 2, 3]
+    """
+    ends = np.cumsum(counts.ravel())
+    return np.array([start + int(np.argmin(value[start:end])) for start, end in zip(ends - counts.ravel(), ends)],
+                    np.intp)
+
+
 def start_board(ruleset: Ruleset) -> np.ndarray:
     from ..position import Position
 

@@ -54,6 +54,11 @@ def train_command(
     replies: Annotated[bool, typer.Option("--replies/--no-replies", help=(
         "With --race: also learn the replies to one result of each roll (the positions a 1-ply look-ahead "
         "weighs)."))] = True,
+    halving: Annotated[int | None, typer.Option("--halving", min=1, max=10_000, help=(
+        "With --race: epochs between halvings of the learning rate (default 8)."))] = None,
+    leaves: Annotated[int, typer.Option("--leaves", min=0, max=21, help=(
+        "With --race: also learn the opponent's best reply to this many of its 21 rolls, after the play chosen "
+        "and after one other (the positions a 1-ply look-ahead weighs, as it weighs them)."))] = 0,
     jobs: Annotated[int, typer.Option("--jobs", min=1, max=64, help=(
         "With --race: processes that look up the database's odds of the positions collected."))] = 1,
     output: Annotated[Path | None, typer.Option("--output", help="The run's folder (default train-GAME); "
@@ -91,8 +96,8 @@ def train_command(
     if resume is None and (folder / "checkpoint.npz").exists():
         raise fail(f"{folder} holds a run already: continue it with --resume {folder}, or choose --output")
     if race:
-        _train_race(game.value, folder, resume is not None, games, epochs, seed, hidden, race_db, replies, jobs,
-                    command_line, quiet)
+        _train_race(game.value, folder, resume is not None, games, epochs, seed, hidden, race_db, replies, leaves,
+                    halving, jobs, command_line, quiet)
         return
     games = 100_000 if games is None else games
     if resume is not None:
@@ -116,7 +121,8 @@ def train_command(
 
 
 def _train_race(game: str, folder: Path, resume: bool, games: int | None, epochs: int, seed: int,
-                hidden: int, points: int, replies: bool, jobs: int, command_line: str, quiet: bool) -> None:
+                hidden: int, points: int, replies: bool, leaves: int, halving: int | None, jobs: int, command_line: str,
+                quiet: bool) -> None:
     from ..analysis.racenet import train_race
     from .output import progress
 
@@ -128,8 +134,8 @@ def _train_race(game: str, folder: Path, resume: bool, games: int | None, epochs
                        f"worst {held_out['worst_win_error']:.3f}", err=True)
 
     with progress(0 if resume else games, f"collecting {game} race positions", quiet) as advance:
-        net = train_race(game, folder, games=games, epochs=epochs, seed=seed, hidden=hidden, points=points, jobs=jobs, replies=replies,
-                         resume=resume, commands=[command_line], progress=lambda n: advance(n),
+        net = train_race(game, folder, games=games, epochs=epochs, seed=seed, hidden=hidden, points=points, jobs=jobs,
+                         replies=replies, leaves=leaves, halving=halving, resume=resume, commands=[command_line], progress=lambda n: advance(n),
                          report=report)
     typer.echo(f"race network after {net.meta['epochs']} epochs on {net.meta['positions']:,} positions: held-out "
                f"P(win) error mean {net.meta['mean_win_error']:.4f}, worst {net.meta['worst_win_error']:.3f}; "
