@@ -16,10 +16,10 @@ Parts (all by default):
 - ``races``: ``--races`` race positions of each game taken from self-play of
   the networks, inside the ``--race-db``-point bear-off database (6): mean and
   worst |P(win) network - P(win) database|, and how often the 1-ply best play
-  is the database's best, ties within ``TIE`` counted as best (with the
-  equity the 1-ply choice loses against it: mean, and how often more than
-  0.01); for the main network alone and for the evaluator with its race
-  network.
+  for a random roll in each of them is the database's best, ties within
+  ``TIE`` counted as best (with the equity the 1-ply choice loses against
+  it: mean, and how often more than 0.01); for the main network alone and
+  for the evaluator with its race network.
 - ``speed``: ``nardtools hint`` at 0 and 2 ply on a middle-game position of
   each game, and ``nardtools analyse`` of a 100-turn game at 1-ply (wall
   times, start-up included).
@@ -217,7 +217,7 @@ def race_figures(game: str, count: int, points: int) -> None:
 
     truth_p = exact(rows)
     rng = np.random.default_rng(7)
-    checked = [(board, tuple(int(v) for v in rng.integers(1, 7, 2))) for board in rows[:min(count, 2000)]]
+    checked = [(board, tuple(int(v) for v in rng.integers(1, 7, 2))) for board in rows]
     choices = []
     for board, dice in checked:
         after = successors(rules, board, dice if dice[0] != dice[1] else (dice[0],) * 4)
@@ -237,8 +237,14 @@ def race_figures(game: str, count: int, points: int) -> None:
             lost.append(float(truth.max() - truth[int(np.argmax(mine))]))
         lost_a = np.array(lost)
         print(f"| {game} | {label} | {len(rows):,} | {diff.mean():.4f} | {diff.max():.4f} | "
-              f"{100 * np.mean(lost_a <= TIE):.1f}% | {len(lost):,} | {lost_a.mean():.4f} | "
+              f"{share(lost_a <= TIE)} | {len(lost):,} | {lost_a.mean():.4f} | "
               f"{100 * np.mean(lost_a > 0.01):.1f}% |", flush=True)
+
+
+def share(hits: np.ndarray) -> str:
+    """A share of decisions with its standard error, in percent."""
+    rate = float(hits.mean())
+    return f"{100 * rate:.1f}% ± {100 * np.sqrt(rate * (1 - rate) / len(hits)):.1f}"
 
 
 def speed() -> None:

@@ -11,8 +11,9 @@ It is learned by supervised regression, not by self-play, since in that
 domain the truth is known: the positions come from self-play games of the
 main network (every position rolled from that is a race in the domain,
 every result its roll could reach, so that the network learns to tell a
-roll's plays apart, and the replies to one of them, as a 1-ply look-ahead
-weighs them), and their targets are the bear-off database's odds
+roll's plays apart, every reply to one of them, and the opponent's best
+replies to some rolls after the play chosen and after one other: the leaves
+a 1-ply look-ahead weighs), and their targets are the bear-off database's odds
 (:func:`.evaluate.database_odds` with a ``points``-point database, built
 once and cached).  The network has the main one's shape and encoding, with
 the checkers off of each side also as a thermometer (:func:`.nets.encode_race`:
