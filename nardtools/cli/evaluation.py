@@ -135,8 +135,8 @@ def _train_race(game: str, folder: Path, resume: bool, games: int | None, epochs
 
     with progress(0 if resume else games, f"collecting {game} race positions", quiet) as advance:
         net = train_race(game, folder, games=games, epochs=epochs, seed=seed, hidden=hidden, points=points, jobs=jobs,
-                         replies=replies, leaves=leaves, halving=halving, resume=resume, commands=[command_line], progress=lambda n: advance(n),
-                         report=report)
+                         replies=replies, leaves=leaves, halving=halving, resume=resume, commands=[command_line],
+                         progress=lambda n: advance(n), report=report)
     typer.echo(f"race network after {net.meta['epochs']} epochs on {net.meta['positions']:,} positions: held-out "
                f"P(win) error mean {net.meta['mean_win_error']:.4f}, worst {net.meta['worst_win_error']:.3f}; "
                f"checkpoint {folder / 'checkpoint.npz'}")
