@@ -266,9 +266,9 @@ def speed() -> None:
     print(f"| command | wall s, median of {RUNS} | fastest |\n|---|---|---|")
     for what, args in cases:
         times, note = [], ""
+        command = [sys.executable, "-c", "pass"] if args is None else exe + args
         for _ in range(RUNS):
             began = time.perf_counter()
-            command = [sys.executable, "-c", "pass"] if args is None else exe + args
             done = subprocess.run(command, capture_output=True, text=True, check=False)
             times.append(time.perf_counter() - began)
             if done.returncode:

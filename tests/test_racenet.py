@@ -4,17 +4,36 @@ main network."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from nardtools import Position, find_ruleset
+from nardtools import Position, Ruleset, find_ruleset
 from nardtools.analysis.evaluate import Evaluator, database_odds, load_network, load_race_network
 from nardtools.analysis.nets import CLASSES, Network, boards_of, in_domain
 from nardtools.analysis.racenet import collect, train_race
-from nardtools.analysis.selfplay import RandomPlayer, play_game
+from nardtools.analysis.selfplay import Player, RandomPlayer, play_game
 from nardtools.cli import app
 from nardtools.errors import AnalysisError
+
+
+def races_in_database(ruleset: Ruleset, count: int, first_seed: int,
+                      players: Callable[[int], tuple[Player, Player]]) -> list[np.ndarray]:
+    """At least ``count`` positions rolled from, inside the 6-point database,
+    of games ``first_seed`` on between ``players(k)`` (k = 0, 1, ...)."""
+    found: list[np.ndarray] = []
+
+    def keep(board: np.ndarray, rows: np.ndarray, chosen: int) -> None:
+        if database_odds(ruleset.rules, board, 6) is not None:
+            found.append(board.copy())
+
+    seed = 0
+    while len(found) < count:
+        play_game(ruleset, *players(seed), seed=first_seed + seed, on_turn=keep)
+        seed += 1
+    return found
 
 
 def test_collected_positions_are_races_in_the_domain_with_the_databases_odds():
@@ -106,17 +125,7 @@ def test_the_shipped_race_network_is_close_to_the_database(game):
     P(win) within 0.02 of the exact one on average (the benchmark measures
     10,000 positions of self-play)."""
     ruleset = find_ruleset(game)
-    found: list[np.ndarray] = []
-
-    def keep(board: np.ndarray, rows: np.ndarray, chosen: int) -> None:
-        if database_odds(ruleset.rules, board, 6) is not None:
-            found.append(board.copy())
-
-    seed = 0
-    while len(found) < 150:
-        play_game(ruleset, RandomPlayer(seed), RandomPlayer(seed + 1), seed=900 + seed, on_turn=keep)
-        seed += 1
-    rows = np.array(found)
+    rows = np.array(races_in_database(ruleset, 150, 900, lambda seed: (RandomPlayer(seed), RandomPlayer(seed + 1))))
     exact = np.array([database_odds(ruleset.rules, r, 6)[0][0] for r in rows])  # type: ignore[index]
     p, _ = Evaluator(ruleset.rules).static(rows)
     assert np.abs(p[:, 0] - exact).mean() < 0.02
@@ -134,17 +143,8 @@ def test_the_shipped_race_networks_one_ply_choice_is_the_exact_best_in_most_race
     ruleset = find_ruleset(game)
     rules = ruleset.rules
     ev = Evaluator(rules)
-    found: list[np.ndarray] = []
-
-    def keep(board: np.ndarray, rows: np.ndarray, chosen: int) -> None:
-        if database_odds(rules, board, 6) is not None:
-            found.append(board.copy())
-
     player = NetPlayer(ev.net, ruleset)  # type: ignore[arg-type]
-    seed = 0
-    while len(found) < 160:
-        play_game(ruleset, player, player, seed=700 + seed, on_turn=keep)
-        seed += 1
+    found = races_in_database(ruleset, 160, 700, lambda seed: (player, player))
     rng = np.random.default_rng(3)
     best = decisions = 0
     for board in found:

@@ -48,6 +48,9 @@ POINTS = 10
 HELD_OUT = 0.1
 #: Epochs between halvings of the learning rate, unless a run says otherwise.
 HALVING = 8
+#: The weights Adam moves, and its moments of each as ``optimizer.npz`` keeps them.
+WEIGHTS = ("w1", "b1", "w2", "b2")
+MOMENTS = (*(f"{k}{name}" for name in WEIGHTS for k in "mv"), "steps")
 
 
 def collect(game: str, games: int, *, seed: int = 1, points: int = POINTS, weights: str | None = None,
@@ -149,8 +152,7 @@ class RaceFit:
         self.targets = targets.astype(np.float32)
         self.net = net or Network.random(game, hidden, seed, race_points=points)
         self.epochs = int(self.net.meta.get("epochs", 0))
-        names = ("w1", "b1", "w2", "b2")
-        self.moments = moments or {f"{k}{n}": np.zeros_like(getattr(self.net, n)) for n in names for k in "mv"}
+        self.moments = moments or {f"{k}{n}": np.zeros_like(getattr(self.net, n)) for n in WEIGHTS for k in "mv"}
         self.moments.setdefault("steps", np.zeros(1))
 
     def epoch(self) -> float:
@@ -216,9 +218,7 @@ def train_race(game: str, folder: Path, *, games: int, epochs: int, seed: int = 
         if net.meta.get("kind") != "race":
             raise AnalysisError(f"{folder / 'checkpoint.npz'}: not a race network's run")
         rows, targets = _arrays(data, "rows", "targets")
-        moments = dict(zip(("mw1", "vw1", "mb1", "vb1", "mw2", "vw2", "mb2", "vb2", "steps"),
-                           _arrays(folder / "optimizer.npz", "mw1", "vw1", "mb1", "vb1", "mw2", "vw2", "mb2", "vb2",
-                                   "steps")))
+        moments = dict(zip(MOMENTS, _arrays(folder / "optimizer.npz", *MOMENTS)))
         meta = net.meta
         fit = RaceFit(net.game, rows, targets, points=int(meta["points"]), seed=int(meta["seed"]),
                       rate=float(meta["rate"]), batch=int(meta["batch"]), halving=int(meta.get("halving", HALVING)),

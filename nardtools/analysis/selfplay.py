@@ -165,9 +165,11 @@ def best_per_roll(value: np.ndarray, counts: np.ndarray) -> np.ndarray:
     >>> best_per_roll(np.array([0.3, -0.2, 0.5, 0.1]), np.array([[2, 1, 1]])).tolist()
     [1, 2, 3]
     """
-    ends = np.cumsum(counts.ravel())
-    return np.array([start + int(np.argmin(value[start:end])) for start, end in zip(ends - counts.ravel(), ends)],
-                    np.intp)
+    sizes = counts.ravel()
+    starts = np.cumsum(sizes) - sizes
+    # every row equal to its group's least, then the first of them in each group (as argmin picks)
+    least = np.flatnonzero(value == np.repeat(np.minimum.reduceat(value, starts), sizes))
+    return least[np.searchsorted(least, starts)]  # type: ignore[no-any-return]
 
 
 def start_board(ruleset: Ruleset) -> np.ndarray:
