@@ -282,7 +282,7 @@ class Game:
         dice = (self.dice.high, self.dice.low) if isinstance(self.dice, Roll) else None
         setup = Setup(self.position, dice=dice, cube=self.cube, cube_owner=self.cube_owner,
                       match_length=self.match_length, score=self.score, crawford=self.crawford)
-        return board_image(setup).decode("utf-8")
+        return board_image(setup, cube=self.rules.cube).decode("utf-8")
 
     # ------------------------------------------------------------ push and pop
     def push(self, play: Play | str) -> None:
@@ -518,7 +518,7 @@ class Match:
 
     def next_is_crawford(self) -> bool:
         """Whether the next game is the Crawford game."""
-        if not self.length or not self.rules.crawford or self.crawford_played:
+        if not self.length or not self.rules.has_crawford_game or self.crawford_played:
             return False
         return max(self.score) == self.length - 1 and min(self.score) < self.length - 1
 

@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .position import BAR, HEAD, OFF, PLAYER_NAMES
 from .rules import SCORING_TABLES, Rules
+
+if TYPE_CHECKING:
+    from .position import Position
 
 
 class OutcomeKind(str, enum.Enum):
@@ -124,3 +127,19 @@ class Outcome:
         unit = "point" if self.points == 1 else "points"
         how = self.kind.value if self.ending is Ending.BEAR_OFF else f"{self.kind.value}, {self.ending.value}"
         return f"{PLAYER_NAMES[self.winner]} wins {self.points} {unit} ({how})"
+
+
+def finished(position: Position, rules: Rules, cube: int = 1) -> Outcome | None:
+    """The outcome of a position where a side has borne off every checker
+    (at ``cube``), else ``None``.
+
+    >>> from nardtools import Position, find_ruleset
+    >>> str(finished(Position.parse("backgammon X off:15 / 6:2,off:13"), find_ruleset("backgammon").rules))
+    'X wins 1 point (single)'
+    """
+    if not position.is_finished():
+        return None
+    side = 0 if sum(position.mover[1:26]) == 0 else 1
+    winner = position.player if side == 0 else 1 - position.player
+    kind = classify(position.opponent if side == 0 else position.mover, rules)
+    return Outcome(winner, kind, cube, cube * points_for(kind, rules))

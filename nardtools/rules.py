@@ -166,6 +166,16 @@ class Rules:
         """True for Long Nardy geometry."""
         return self.game is GameKind.LONG
 
+    @property
+    def has_crawford_game(self) -> bool:
+        """A match has a Crawford game: the rule is on and there is a cube to
+        forbid (without one no game is the Crawford game).
+
+        >>> Rules().has_crawford_game, Rules(cube=False).has_crawford_game
+        (True, False)
+        """
+        return self.cube and self.crawford
+
 
 def _field(name: str) -> dataclasses.Field[Any]:
     key = name.replace("-", "_")
@@ -245,6 +255,16 @@ class Ruleset:
     def base_name(self) -> str:
         """The registered name, without the ``+`` of overridden options."""
         return self.name.rstrip("+")
+
+    @property
+    def label(self) -> str:
+        """The registered name and any options changed, as a reader wants it.
+
+        >>> find_ruleset("long").with_options({"block": "none"}).label
+        'long with block=none'
+        """
+        changed = self.overrides() if self.name.endswith("+") else {}
+        return self.base_name + (" with " + ", ".join(f"{k}={v}" for k, v in changed.items()) if changed else "")
 
     def overrides(self) -> dict[str, str]:
         """Options whose values differ from the registered ruleset's, as text
@@ -403,10 +423,10 @@ def rules_for(kind: GameKind, rules: RulesLike = None) -> Rules:
 _GAME_NAMES = {GameKind.BACKGAMMON: "backgammon", GameKind.LONG: "Long Nardy"}
 
 
-def game_mismatch(name: str, rules_game: GameKind, position_game: GameKind) -> RulesetError:
-    """The error for rules of one game applied to a position of another."""
+def game_mismatch(name: str, rules_game: GameKind, position_game: GameKind, what: str = "the position") -> RulesetError:
+    """The error for rules of one game applied to a position (or ``what``) of another."""
     quoted = f"ruleset {name!r}" if name != "these rules" else name
     return RulesetError(
-        f"{quoted} is for {_GAME_NAMES[rules_game]}, but the position is {_GAME_NAMES[position_game]} "
+        f"{quoted} is for {_GAME_NAMES[rules_game]}, but {what} is {_GAME_NAMES[position_game]} "
         f"(use a {_GAME_NAMES[position_game]} ruleset such as {DEFAULT_RULESET[position_game]!r}, "
         f"or leave the rules out)")

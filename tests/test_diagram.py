@@ -108,27 +108,41 @@ def test_double_on_offer() -> None:
 
 
 def test_long_nardy_frame_by_hand() -> None:
-    # The start, player 1 (X, as in gnubg's frame) on roll: its head is on its 24 (top right),
-    # player 0's (O) on X's 12 (bottom left).
+    # The start, player 1 (O, as the position text writes it) on roll: its head is on its 24
+    # (top right), player 0's (X) on O's 12 (bottom left).
     text = diagram(Setup(Position.start("long", player=1), dice=(6, 3)), ("white", "black"))
     lines = text.splitlines()
     assert lines[0] == " Long Nardy      Position ID: long:AACA/z8AAID/Pw"
-    assert lines[1].endswith("O: white") and lines[-1].endswith("X: black")
-    assert lines[2].startswith(" |                  |   |                X |")
+    assert lines[1].endswith("X: white") and lines[-1].endswith("O: black")
+    assert lines[2].startswith(" |                  |   |                O |")
     assert lines[6].startswith(" |                  |   |               15 |")
     assert lines[8].startswith(" |15                |   |                  |")
-    assert lines[12].startswith(" | O                |   |") and "rolled 63" in lines[12]
+    assert lines[12].startswith(" | X                |   |") and "rolled 63" in lines[12]
     assert "pips 360" in text and "money game" in text
 
 
 def test_long_nardy_frame_places_opponent_points() -> None:
-    # Player 0 on roll (drawn O, as in gnubg's frame): its 18 at the top left's right end; the
-    # other side's (X) 23 is the mover's 11, its 7 the mover's 19.
+    # X (player 0) on roll, drawn X as the position text says: its 18 at the top left's right
+    # end; the other side's (O) 23 is the mover's 11, its 7 the mover's 19.
     p = Position.parse("long X 24:12,18:1,10:2 / 24:13,23:1,7:1")
     rows = diagram(p).splitlines()
     top, bottom = rows[2], rows[12]
-    assert top[2:20] == "                O " and top[25:28] == " X "  # O on 18, X on O's 19
-    assert bottom[2:11] == " X  X  O "  # X on O's 12 (its head) and 11, O on 10
+    assert top[2:20] == "                X " and top[25:28] == " O "  # X on 18, O on X's 19
+    assert bottom[2:11] == " O  O  X "  # O on X's 12 (its head) and 11, X on 10
+
+
+def test_sides_are_labelled_as_the_position_text_names_them() -> None:
+    # issue 21: "long X ..." was drawn as "O: player 0"; the unicode legend kept X/O
+    text = diagram(Position.parse("long X 24:13,19:2 / 24:14,18:1"))
+    lines = text.splitlines()
+    assert lines[-1].endswith(" X") and lines[1].endswith(" O")  # the mover X at the bottom, on roll
+    assert lines[2][25:28] == " X " and "on roll" in lines[-2]   # X's 19, drawn X
+    round_ = diagram(Position.parse("long X 24:13,19:2 / 24:14,18:1"), ("a", "b"), unicode=True).splitlines()
+    assert round_[-1].endswith("●: a") and round_[1].endswith("○: b") and round_[2][25:28] == " ● "
+    # GNU Backgammon's frame keeps its letters (our X is drawn O) and says whose they are
+    bg = diagram(Position.start()).splitlines()
+    assert bg[2].endswith("O: player X") and bg[-1].endswith("X: player O")
+    assert diagram(Position.start(), ("a", "b"), unicode=True).splitlines()[2].endswith("○: a")
 
 
 def test_unicode_frame() -> None:
@@ -136,7 +150,10 @@ def test_unicode_frame() -> None:
     assert "●" in text and "○" in text and "┌" in text and "┘" in text and "X " not in text.split("\n")[3]
 
 
-def test_the_same_letter_draws_the_same_player_in_both_frames() -> None:
-    for kind in ("backgammon", "long"):
-        text = diagram(Setup(Position.start(kind, player=0)), ("first", "second"))
-        assert "O: first" in text and "X: second" in text, kind
+def test_each_frame_names_its_letters() -> None:
+    # Long Nardy's own frame draws the position text's letters; GNU Backgammon's frame its own
+    # (the record's first player O), as GNU Backgammon prints it
+    long = diagram(Setup(Position.start("long", player=0)), ("first", "second"))
+    assert "X: first" in long and "O: second" in long
+    bg = diagram(Setup(Position.start("backgammon", player=0)), ("first", "second"))
+    assert "O: first" in bg and "X: second" in bg

@@ -230,7 +230,7 @@ def test_eval_and_hint_json_shapes(weights):
     out = runner.invoke(app, ["eval", "start", "--weights", weights["backgammon"], "--format", "json"])
     assert out.exit_code == 0, out.output
     report = json.loads(out.output)
-    assert set(report) == {"position", "ruleset", "probabilities", "equity", "evaluator", "ply", "cube"}
+    assert set(report) == {"position", "ruleset", "probabilities", "equity", "evaluator", "ply", "cube", "game_over"}
     assert list(report["probabilities"]) == list(CLASSES["backgammon"]) and report["cube"][0]["verdict"]
     out = runner.invoke(app, ["hint", "start", "31", "--weights", weights["backgammon"], "--format", "json",
                               "--top", "3"])
@@ -254,7 +254,7 @@ def test_analyse_marks_a_planted_blunder(tmp_path):
                       '= "backgammon X 6:1,1:1 / 6:15"\nX 61: 6/5/off\n')
     out = CliRunner().invoke(app, ["analyse", str(record), "--format", "json", "-o", str(tmp_path / "a.nrd")])
     assert out.exit_code == 0, out.output
-    report = json.loads(out.output)
+    report = json.loads(out.stdout)
     turn = report["games"][0]["turns"][0]
     assert set(turn) >= {"turn", "player", "dice", "play", "best", "error", "luck", "mark"}
     assert (turn["player"], turn["best"], turn["mark"]) == ("alice", "6/off 1/off", "blunder")
@@ -263,7 +263,7 @@ def test_analyse_marks_a_planted_blunder(tmp_path):
     assert set(alice) >= {"player", "decisions", "error_rate", "errors", "blunders", "luck"}
     assert (alice["decisions"], alice["blunders"]) == (1, 1)
     annotated = (tmp_path / "a.nrd").read_text()
-    assert "6/5/off ?? {best 6/off 1/off (+2.000); played +1.528, lost 0.472}" in annotated
+    assert "6/5/off ?? {best 6/off 1/off +2.000; played +1.528, lost 0.472}" in annotated
     from nardtools.notation.native import read_native
 
     again = read_native(annotated)

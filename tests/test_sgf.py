@@ -152,8 +152,16 @@ def test_analysis_marks_and_comments_survive_sgf_and_the_native_format():
     reviews = [a.review for g in match.games for a in g.record.actions if a.review is not None]
     assert len(reviews) > 100 and all(r.raw for r in reviews)
     text, dropped = convert(match, "nrd")
-    assert "[%sgf " in text and dropped == []
+    assert dropped == []
+    # issue 21: a reader sees each review as one readable comment on its move; GNU Backgammon's
+    # raw properties are kept out of the way, in one block at the end of each game
+    assert "{gnubg 0-ply: best 24/18 18/14 +0.031 (played); luck +0.031}" in text
+    assert text.count("{[%sgf-reviews") == len(match.games) and "{[%sgf A[" not in text
+    body = re.sub(r"\{\[%sgf-reviews\n.*?\n\]\}", "", text, flags=re.DOTALL)
+    assert "aggk" not in body and " ver 3 " not in body
     native = replay_match(read_record("m.nrd", text))
+    assert [a.review for g in native.games for a in g.record.actions if a.review] == reviews
+    assert not any(c.startswith("gnubg ") for g in native.games for a in g.record.actions for c in a.after)
     again = replay_match(read_record("m.sgf", export_sgf(native)))
     assert _summary(again) == _summary(match)
     assert [a.review for g in again.games for a in g.record.actions if a.review] == reviews

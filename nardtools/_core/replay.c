@@ -20,7 +20,7 @@ int record_game(MatFile *f, const GameRec *rec, Game *g)
 {
     const Rules *r = f->r;
     int crawford = 0, length = f->length;
-    if (length && r->v[R_CRAWFORD] && !f->crawford_done) {
+    if (length && r->v[R_CUBE] && r->v[R_CRAWFORD] && !f->crawford_done) {   /* as Rules.has_crawford_game */
         int a = rec->score[0] == length - 1, b = rec->score[1] == length - 1;
         if (a || b) { f->crawford_done = 1; crawford = !(a && b); }
     }

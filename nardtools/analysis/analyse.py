@@ -30,7 +30,6 @@ from .evaluate import Evaluator, ranked_plays
 from .nets import boards_of, equity
 
 if TYPE_CHECKING:
-    from ..notation.record import MatchRecord
     from ..notation.replay import ReplayedGame, ReplayedMatch
 
 #: (threshold, mark), the largest first: GNU Backgammon's defaults (cubeless equity).
@@ -229,24 +228,31 @@ def _canonical(turn: Any, text: str, rules: Any) -> str:
     return str(play) if play is not None else text
 
 
-def annotated_record(record: MatchRecord, analysis: MatchAnalysis) -> MatchRecord:
-    """A copy of ``record`` whose analysed plays carry their mark as a glyph
-    and, where the play was not the best, a comment naming the best play and
-    the equity lost: the annotated game a teacher hands out."""
-    from ..notation.record import ActionKind
+def handout(replayed: ReplayedMatch, analysis: MatchAnalysis) -> str:
+    """The annotated record a teacher hands out, in the native format: the
+    analysed games of ``replayed`` with the record's header (game, ruleset,
+    players, match length, scores and results), each analysed play's mark as
+    a glyph and, where it was not the best, a comment naming the best play and
+    the equity lost; an ``Annotator`` tag says by what."""
+    from collections import Counter
+
+    from .. import __version__
+    from ..notation.native import export_native
+    from ..notation.record import Action, ActionKind
 
     by_cell = {t.where: t for turns in analysis.games.values() for t in turns}
-    games = []
-    for game in record.games:
-        actions = []
-        for action in game.actions:
-            if action.kind is ActionKind.ROLL:
-                t = by_cell.get((action.line, action.col))
-                if t is not None and t.error is not None:
-                    glyphs = action.glyphs + ((GLYPHS[t.mark],) if t.mark else ())
-                    note = () if t.error < 1e-9 else (
-                        f"best {t.best} ({t.best_equity:+.3f}); played {t.equity:+.3f}, lost {t.error:.3f}",)
-                    action = dataclasses.replace(action, glyphs=glyphs, after=action.after + note)
-            actions.append(action)
-        games.append(dataclasses.replace(game, actions=actions))
-    return dataclasses.replace(record, games=games)
+    used = Counter(t.evaluator for t in by_cell.values()).most_common(1)
+    main = used[0][0] if used else f"{analysis.ply}-ply"
+
+    def annotate(action: Action) -> Action:
+        t = by_cell.get((action.line, action.col)) if action.kind is ActionKind.ROLL else None
+        if t is None or t.error is None:
+            return action
+        glyphs = action.glyphs + ((GLYPHS[t.mark],) if t.mark else ())
+        by = "" if t.evaluator == main else f"{t.evaluator}: "
+        note = () if t.error < 1e-9 else (
+            f"{by}best {t.best} {t.best_equity:+.3f}; played {t.equity:+.3f}, lost {t.error:.3f}",)
+        return dataclasses.replace(action, glyphs=glyphs, after=action.after + note)
+
+    tags = [("Annotator", f"nardtools {__version__}: {main}")]
+    return export_native(replayed, games=set(analysis.games), annotate=annotate, tags=tags)

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -382,7 +382,8 @@ class Rollout:
 
 
 def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, truncate: int = 0, seed: int = 1,
-            evaluator: str = "nardtools", weights: str | None = None) -> Rollout:
+            evaluator: str = "nardtools", weights: str | None = None,
+            progress: Callable[[], None] | None = None) -> Rollout:
     """Play ``games`` games from ``position`` with the network at 0-ply on
     both sides and average what happened, from the side on roll.
 
@@ -426,6 +427,8 @@ def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, t
                 q = p[chosen]  # the side now on roll's view (exact when the game is over)
                 results[i] = q if sign == 0 else flip(q, ev.game)
                 break
+        if progress is not None:
+            progress()
     values = equity(results, ev.game, options)
     mean = results.mean(axis=0)
     label = (f"rollout of {games:,} games{f', truncated at {truncate} plays' if truncate else ''}, "

@@ -127,14 +127,16 @@ class FileStats:
 
 def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: str | None = None,
                on_turns: Callable[[TurnColumns], None] | None = None,
-               data: bytes | None = None, analyse: int | None = None) -> FileStats:
+               data: bytes | None = None, analyse: int | None = None,
+               on_game: Callable[[], None] | None = None) -> FileStats:
     """Read and replay one file; an unreadable file gives an empty result that
     says why (a batch never stops on one file).  The compiled core does the
     whole file when it can (:func:`core_file_stats`); otherwise it is read and
     replayed here a game at a time, and with ``on_turns`` each game's turn
     rows go there as soon as they are made, so memory stays bounded by one game.
     ``analyse`` (a ply) adds the evaluator's figures (:mod:`.analyse`): the
-    turns' best play, error, mark and luck, and the players' error rates."""
+    turns' best play, error, mark and luck, and the players' error rates.
+    ``on_game`` is called after each game replayed here."""
     from ..notation.reading import open_record
     from ..notation.replay import reading_problems, replay_games
 
@@ -155,6 +157,8 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: s
             _add_game(out, g, record, g.game.ruleset, rows if turns else None, race_points=race_points,
                       analysis=_analysis(out, g, record, analyse, evaluators) if analyse is not None else None)
             errors += [p for p in g.problems if p.severity == "error"]
+            if on_game is not None:
+                on_game()
             if on_turns is not None and rows:
                 on_turns(TurnColumns.from_rows(rows))
                 rows = []
@@ -836,10 +840,12 @@ def chi2_sf(x: float, df: int) -> float:
 
 def run_local(files: Sequence[str], *, turns: bool = False, race_points: int = 6, jobs: int = 1,
               encoding: str | None = None, on_turns: Callable[[TurnColumns], None] | None = None,
-              stdin: bytes | None = None, analyse: int | None = None) -> Iterator[FileStats]:
+              stdin: bytes | None = None, analyse: int | None = None,
+              on_game: Callable[[], None] | None = None) -> Iterator[FileStats]:
     """:func:`file_stats` of every file, in order, on ``jobs`` processes.
     A file too large to read at once is replayed here, its turn rows going to
-    ``on_turns`` game by game, so that no process holds a whole large file's rows."""
+    ``on_turns`` game by game, so that no process holds a whole large file's rows;
+    ``on_game`` is called after each game replayed in this process."""
     from collections import deque
     from functools import partial
 
@@ -852,11 +858,11 @@ def run_local(files: Sequence[str], *, turns: bool = False, race_points: int = 6
     try:
         for path in files:
             if path == "-":
-                pending.append(partial(work, path, on_turns=on_turns, data=stdin))
+                pending.append(partial(work, path, on_turns=on_turns, data=stdin, on_game=on_game))
             elif pool is not None and not _large(path):
                 pending.append(pool.submit(work, path))
             else:
-                pending.append(partial(work, path, on_turns=on_turns))
+                pending.append(partial(work, path, on_turns=on_turns, on_game=on_game))
             while pending and (len(pending) > 2 * jobs or (not callable(pending[0]) and pending[0].done())):
                 first = pending.popleft()
                 yield first() if callable(first) else first.result()
@@ -917,11 +923,13 @@ def run_dask(files: Sequence[str], *, turns: bool = False, race_points: int = 6,
 def collect(paths: Iterable[str | Path], *, turns: bool = False, race_points: int = 6, jobs: int = 1,
             engine: str = "local", scheduler: str | None = None, sink: TableSink | GroupSink | None = None,
             progress: Callable[[FileStats], None] | None = None, encoding: str | None = None,
-            names: Names | None = None, stdin: bytes | None = None, analyse: int | None = None) -> Archive:
+            names: Names | None = None, stdin: bytes | None = None, analyse: int | None = None,
+            on_game: Callable[[], None] | None = None) -> Archive:
     """Replay every record under ``paths`` and fold the results into an
     :class:`Archive`.  With ``turns`` the turn rows go to ``sink`` (or are
     kept in memory without one); with ``analyse`` (a ply) the evaluator's
-    figures are added (:func:`file_stats`)."""
+    figures are added (:func:`file_stats`).  ``progress`` is called after
+    each file, ``on_game`` after each game replayed in this process."""
     from ..notation.reading import expand_paths
 
     files = expand_paths(paths)
@@ -931,7 +939,7 @@ def collect(paths: Iterable[str | Path], *, turns: bool = False, race_points: in
                           analyse=analyse)
     elif engine == "local":
         stream = run_local(files, turns=turns, race_points=race_points, jobs=jobs, encoding=encoding,
-                           on_turns=archive.add_turns, stdin=stdin, analyse=analyse)
+                           on_turns=archive.add_turns, stdin=stdin, analyse=analyse, on_game=on_game)
     else:
         raise AnalysisError(f"unknown engine {engine!r}: local or dask")
     for stats in stream:

@@ -136,7 +136,7 @@ def race_command(
                f"P(lose {mars}) {odds.p_lose_gammon:.4f}")
     if pos.kind.value == "long":
         typer.echo(f"  P(home mars) {odds.p_home_mars:.4f}   P(lose home mars) {odds.p_lose_home_mars:.4f}")
-    typer.echo(f"  expected points at cube 1 ({report.ruleset.name} scoring): {odds.expected_points:+.4f}")
+    typer.echo(f"  expected points at cube 1 ({report.ruleset.label} scoring): {odds.expected_points:+.4f}")
     if report.two_sided_p_win is not None:
         typer.echo(f"  exact two-sided P(win) {report.two_sided_p_win:.4f} (each side playing to win; "
                    f"the one-sided formula says {odds.p_win:.4f})")

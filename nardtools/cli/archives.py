@@ -79,9 +79,12 @@ def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine:
     if not files:
         raise fail(f"no record files in {', '.join(map(str, paths))}")
     stdin = sys.stdin.buffer.read() if "-" in files else None
-    with progress(len(files), "replaying", quiet) as advance:
+    what = "analysing" if analyse is not None else "replaying"
+    one = len(files) == 1 and engine is Engine.local  # (replayed here: its games are counted)
+    with progress(None if one else len(files), f"{what} games" if one else what, quiet) as advance:
         archive = collect(files, turns=turns, race_points=race_db, jobs=jobs or os.cpu_count() or 1,
-                          engine=engine.value, scheduler=scheduler, sink=sink, progress=advance,
+                          engine=engine.value, scheduler=scheduler, sink=sink,
+                          progress=None if one else advance, on_game=advance if one else None,
                           encoding=encoding, names=names, stdin=stdin, analyse=analyse)
     if not quiet:
         err = Console(stderr=True, highlight=False)

@@ -247,7 +247,11 @@ def read_record_arg(path: str, encoding: str | None = None) -> MatchRecord:
 def replay_record(path: str, rules: str | None = None, settings: list[str] | None = None, *,
                   encoding: str | None = None, lenient: bool = False) -> ReplayedMatch:
     """Read and replay a record named on the command line."""
+    from ..errors import RulesetError
     from ..notation.replay import replay_match
 
-    return replay_match(read_record_arg(path, encoding), rules=rules, options=rule_options(settings),
-                        lenient=lenient)
+    record = read_record_arg(path, encoding)
+    try:
+        return replay_match(record, rules=rules, options=rule_options(settings), lenient=lenient)
+    except RulesetError as e:  # a ruleset of the other game, an unknown name or option
+        raise fail(f"{'<stdin>' if path == '-' else path}: {e}") from None

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..position import PLAYER_NAMES
 from .common import (
+    EncodingOpt,
+    ExitCode,
     FormatOpt,
     GameOpt,
     OutputFormat,
+    PlayerOpt,
     QuietOpt,
     RulesOpt,
     SetOpt,
@@ -24,6 +28,9 @@ from .common import (
     read_source,
 )
 from .output import echo_json
+
+if TYPE_CHECKING:
+    from ..notation.replay import Problem
 
 
 class Game(str, enum.Enum):
@@ -160,6 +167,7 @@ def eval_command(
     settings: SetOpt = None,
     game: GameOpt = None,
     turn: TurnOpt = None,
+    player: PlayerOpt = None,
     evaluator: EvaluatorOpt = "nardtools",
     weights: WeightsOpt = None,
     rollout: Annotated[int, typer.Option("--rollout", min=0, max=1_000_000,
@@ -168,27 +176,33 @@ def eval_command(
                                           help="Stop each rollout game after this many plays (0: play on).")] = 0,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**62, help="The rollout's dice.")] = 1,
     fmt: FormatOpt = OutputFormat.text,
+    quiet: QuietOpt = False,
 ) -> None:
     """Evaluate a position: the probabilities of every outcome, the equity and the cube verdict."""
     from ..analysis.evaluate import cube_verdicts, evaluate
     from ..analysis.evaluate import rollout as roll_out
+    from ..outcome import finished
 
-    source = read_source(position, rules, game, turn, settings=settings)
+    source = read_source(position, rules, game, turn, player, settings=settings)
     setup, rs = source.setup, source.ruleset
+    over = finished(setup.position, rs.rules)
     extra: dict[str, object] = {}
     if rollout:
-        done = roll_out(setup.position, rs.rules, rollout, truncate=truncate, seed=seed,
-                        evaluator=evaluator, weights=_path(weights))
+        from .output import progress
+
+        with progress(rollout, "rolling out", quiet or fmt is OutputFormat.json) as advance:
+            done = roll_out(setup.position, rs.rules, rollout, truncate=truncate, seed=seed,
+                            evaluator=evaluator, weights=_path(weights), progress=advance)
         result, extra = done.evaluation, {"games": done.games, "standard_error": done.standard_error}
     else:
         result = evaluate(setup.position, rs.rules, ply, evaluator=evaluator, weights=_path(weights))
-    verdicts = cube_verdicts(result, setup, rs.rules)
+    verdicts = cube_verdicts(result, setup, rs.rules) if over is None else []  # (no cube after the game)
     report = {"position": str(setup.position), "ruleset": rs.name, **result.as_dict(), **extra,
-              "cube": [v.as_dict() for v in verdicts]}
+              "cube": [v.as_dict() for v in verdicts], "game_over": None if over is None else str(over.kind)}
     if fmt is OutputFormat.json:
         echo_json(report)
         return
-    typer.echo(f"{setup.position}  [{rs.name}]")
+    typer.echo(f"{setup.position}  [{rs.label}]")
     typer.echo(f"evaluator: {result.evaluator}")
     for name, value in result.probabilities.items():
         typer.echo(f"  {name.replace('_', ' '):<16} {100 * value:6.2f}%")
@@ -196,6 +210,8 @@ def eval_command(
     typer.echo(f"  {'equity':<16} {result.equity:+.3f}{error}  (cubeless, points per game at cube 1)")
     for v in verdicts:
         typer.echo(f"cube: {v}")
+    if over is not None:
+        typer.echo(f"game over: {PLAYER_NAMES[over.winner]} has won ({over.kind})")
 
 
 def hint_command(
@@ -207,6 +223,7 @@ def hint_command(
     settings: SetOpt = None,
     game: GameOpt = None,
     turn: TurnOpt = None,
+    player: PlayerOpt = None,
     evaluator: EvaluatorOpt = "nardtools",
     weights: WeightsOpt = None,
     fmt: FormatOpt = OutputFormat.text,
@@ -214,17 +231,22 @@ def hint_command(
     """Rank the legal plays of a roll by equity, each with its loss against the best."""
     from ..analysis.evaluate import hint
     from ..dice import Roll
+    from ..outcome import finished
 
     roll = Roll.parse(dice)
-    source = read_source(position, rules, game, turn, settings=settings)
+    source = read_source(position, rules, game, turn, player, settings=settings)
     setup, rs = source.setup, source.ruleset
+    over = finished(setup.position, rs.rules)
+    if over is not None:
+        raise fail(f"{setup.position}: the game is over ({PLAYER_NAMES[over.winner]} has won, {over.kind}): "
+                   "no plays to rank")
     ranked = hint(setup.position, roll, rs.rules, ply, evaluator=evaluator, weights=_path(weights))
     report = {"position": str(setup.position), "dice": str(roll), "ruleset": rs.name, "count": len(ranked),
               "plays": [r.as_dict() for r in ranked[:top]]}
     if fmt is OutputFormat.json:
         echo_json(report)
         return
-    typer.echo(f"{setup.position}  dice {roll}  [{rs.name}]: {len(ranked)} legal "
+    typer.echo(f"{setup.position}  dice {roll}  [{rs.label}]: {len(ranked)} legal "
                f"play{'s' if len(ranked) != 1 else ''}")
     for i, r in enumerate(ranked[:top], 1):
         loss = f"-{r.loss:.3f}" if i > 1 else "      "
@@ -239,41 +261,70 @@ def analyse_command(
     settings: SetOpt = None,
     evaluator: EvaluatorOpt = "nardtools",
     weights: WeightsOpt = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the record back in the native "
-                                                   "format, marks as glyphs and the best plays as comments.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the analysed games as the "
+                                                   "annotated record a teacher hands out (.nrd): the record's "
+                                                   "header, marks as glyphs, the best plays as comments.")] = None,
+    lenient: Annotated[bool, typer.Option(help="Apply an illegal but physically possible play and go on "
+                       "(as validate --lenient).")] = False,
+    encoding: EncodingOpt = None,
     fmt: FormatOpt = OutputFormat.text,
     quiet: QuietOpt = False,
 ) -> None:
-    """Analyse a record: every play's error against the best, every roll's luck, each player's error rate."""
-    from ..analysis.analyse import analyse_match, annotated_record
-    from ..notation.native import write_native
+    """Analyse a record: every play's error against the best, every roll's luck, each player's error rate.
+
+    The record is replayed first, as `validate` does: each problem is
+    reported on stderr (FILE:LINE:COL and the rule), a game's replay stops
+    at its first illegal play (--lenient: applies it if it can be carried
+    out), and the analysis covers what was replayed.  Exit codes as
+    validate's: 0 no problems, 1 problems found."""
+    from ..analysis.analyse import analyse_match, handout
     from .common import replay_record
     from .output import output_path, progress, write_output
 
     if output is not None:
         output_path(output, (".nrd",), "annotated record")
-    match = replay_record(path, rules, settings, lenient=True)
-    numbers = {g.record.number for g in match.games}
+    match = replay_record(path, rules, settings, encoding=encoding, lenient=lenient)
+    numbers = [g.record.number for g in match.games]
+    if not numbers:
+        raise fail(f"{path}: no games to analyse")
     if game is not None and game not in numbers:
-        raise fail(f"{path}: no game {game} (games {min(numbers)}-{max(numbers)})" if numbers else f"{path}: no games")
+        raise fail(f"{path}: no game {game} (games {min(numbers)}-{max(numbers)})")
     chosen = {game} if game is not None else None
     total = sum(len(g.turns) for g in match.games if chosen is None or g.record.number in chosen)
     with progress(total, "analysing", quiet or fmt is OutputFormat.json) as advance:
         result = analyse_match(match, ply=ply, games=chosen, progress=advance,
                                evaluator=evaluator, weights=_path(weights))
+    problems = [p for p in match.problems if chosen is None or p.game in chosen or not p.game]
     if output is not None:
-        write_output(output, write_native(annotated_record(match.record, result)))
+        write_output(output, handout(match, result))
+        if not quiet:
+            which = f"game {game} of {len(numbers)}" if game is not None else f"all {len(numbers)} games"
+            typer.echo(f"wrote {output}: {which}, annotated", err=True)
     if fmt is OutputFormat.json:
-        echo_json(result.as_dict())
-        return
-    for number, turns in result.games.items():
-        typer.echo(f"Game {number}")
-        for t in turns:
-            if t.mark or t.error is None:
-                lost = "illegal here" if t.error is None else f"-{t.error:.3f}"
-                typer.echo(f"  {t.turn:>3}. {t.player:<12} {t.dice} {t.play:<24} {t.mark or '':<8} {lost}  "
-                           f"best {t.best}")
-    typer.echo(f"{'player':<16} {'decisions':>9} {'error rate':>10} {'errors':>6} {'blunders':>8} {'luck':>7}")
-    for p in result.players:
-        typer.echo(f"{p.player:<16} {p.decisions:>9} {p.error_rate:>10.4f} {p.errors:>6} {p.blunders:>8} "
-                   f"{p.luck:>+7.3f}")
+        echo_json({**result.as_dict(), "problems": [p.as_dict() for p in problems]})
+    else:
+        for number, turns in result.games.items():
+            typer.echo(f"Game {number}")
+            for t in turns:
+                if t.mark or t.error is None:
+                    lost = "illegal here" if t.error is None else f"-{t.error:.3f}"
+                    typer.echo(f"  {t.turn:>3}. {t.player:<12} {t.dice} {t.play:<24} {t.mark or '':<8} {lost}  "
+                               f"best {t.best}")
+        typer.echo(f"{'player':<16} {'decisions':>9} {'error rate':>10} {'errors':>6} {'blunders':>8} {'luck':>7}")
+        for p in result.players:
+            typer.echo(f"{p.player:<16} {p.decisions:>9} {p.error_rate:>10.4f} {p.errors:>6} {p.blunders:>8} "
+                       f"{p.luck:>+7.3f}")
+    _report_problems(problems, quiet)
+
+
+def _report_problems(problems: list[Problem], quiet: bool) -> None:
+    """Print a replay's problems on stderr as `validate` does, and exit 1 if
+    any is an error."""
+    for p in problems:
+        typer.echo(("warning: " if p.severity != "error" else "") + str(p), err=True)
+    errors = sum(p.severity == "error" for p in problems)
+    if errors and not quiet:
+        typer.echo(f"{errors} error{'s' if errors != 1 else ''} in the record: the analysis covers the plays "
+                   "that could be replayed", err=True)
+    if errors:
+        raise typer.Exit(int(ExitCode.FINDINGS))

@@ -38,18 +38,19 @@ def write_output(path: Path, data: str | bytes) -> None:
 
 
 @contextlib.contextmanager
-def progress(total: int, what: str, quiet: bool = False) -> Iterator[Callable[..., None]]:
+def progress(total: int | None, what: str, quiet: bool = False) -> Iterator[Callable[..., None]]:
     """A progress bar on stderr when it is a terminal (and not ``quiet``);
-    yields the function to call once per unit done."""
-    if quiet or total < 2 or not sys.stderr.isatty():  # (rich is not even imported then)
+    yields the function to call once per unit done.  ``total`` None: not
+    known in advance (the bar counts what is done)."""
+    if quiet or (total is not None and total < 2) or not sys.stderr.isatty():  # (rich is not even imported then)
         yield lambda *_: None
         return
     from rich.console import Console
-    from rich.progress import Progress
+    from rich.progress import MofNCompleteColumn, Progress
 
     err = Console(stderr=True)
-
-    with Progress(console=err, transient=True) as bar:
+    columns = (*Progress.get_default_columns(), MofNCompleteColumn()) if total is None else ()
+    with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task(what, total=total)
         yield lambda *_: bar.advance(task)
 

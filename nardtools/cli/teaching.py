@@ -73,7 +73,7 @@ def show_command(
     if image is not None:
         from ..teaching.board_image import save_board
 
-        save_board(image, source.setup, names=shown)
+        save_board(image, source.setup, names=shown, cube=source.ruleset.rules.cube)
         typer.echo(f"wrote {image}", err=True)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Sequence
 
 from ..dice import Roll
 from ..errors import InvalidPositionError
@@ -175,6 +175,9 @@ def _build(nodes: list[Any], chunk: str, first_line: int, number: int, record: M
     actions, closing = _actions([n for n in nodes if n[0] != "tag"], chunk, first_line, record)
     game.actions = actions
     game.closing = closing
+    if any(c.startswith(REVIEWS) for a in actions for c in a.after) or any(
+            c.startswith(REVIEWS) for c in closing):
+        _attach_reviews(game, record)
     return game
 
 
@@ -292,7 +295,7 @@ def _comment(text: str) -> str:
     return "{" + text.replace("}", ")") + "}"
 
 
-def _action_text(a: Action, plays: dict[int, str]) -> str:
+def _action_text(a: Action, plays: dict[int, str], money: bool) -> str:
     side = "XO"[a.player]
     parts = [_comment(c) for c in a.before]
     if a.kind is ActionKind.SET_BOARD:
@@ -315,14 +318,87 @@ def _action_text(a: Action, plays: dict[int, str]) -> str:
     else:
         parts.append(f"{side} {a.kind.value}")
     parts += list(a.glyphs)
-    if a.review is not None and a.review.raw:
-        from .sgf import review_comment
-
-        parts.append(_comment(review_comment(a.review)))
+    if a.review is not None and a.review.text(money):
+        parts.append(_comment(a.review.text(money)))
     parts += [_comment(c) for c in a.after]
     for variation in a.variations:
-        parts.append("(" + " ".join(_action_text(v, plays) for v in variation) + ")")
+        parts.append("(" + " ".join(_action_text(v, plays, money) for v in variation) + ")")
     return " ".join(parts)
+
+
+#: How the native format keeps another program's analysis (SGF properties) so
+#: that it goes back to SGF unchanged: one comment at the end of the game,
+#: ``{[%sgf-reviews`` then a line ``@PATH PROPERTIES`` for each reviewed action
+#: (``PATH``: the action's place among the game's actions, from 0, and for
+#: one inside a variation ``ACTION.VARIATION.PLACE``), then ``]}``.  The
+#: reader sees each review as a readable comment on its action.
+REVIEWS = "[%sgf-reviews"
+
+
+def _reviewed(actions: Sequence[Action], path: str = "") -> Iterator[tuple[str, Review]]:
+    """``(path, review)`` of every action with raw review data, variations included."""
+    for i, a in enumerate(actions):
+        here = f"{path}{i}"
+        if a.review is not None and a.review.raw:
+            yield here, a.review
+        for v, variation in enumerate(a.variations):
+            yield from _reviewed(variation, f"{here}.{v}.")
+
+
+def _reviews_comment(actions: Sequence[Action]) -> str:
+    """The game's :data:`REVIEWS` comment, or ``""`` when no action has a review."""
+    from .sgf import review_properties
+
+    entries = [f"@{path} {review_properties(review)}" for path, review in _reviewed(actions)]
+    return _comment("\n".join([REVIEWS, *entries, "]"])) if entries else ""
+
+
+def _attach_reviews(game: GameRecord, record: MatchRecord) -> None:
+    """Take the game's :data:`REVIEWS` comment out of its comments and put
+    each review back on its action, dropping the readable comment that the
+    writer derived from it."""
+    from .sgf import review_from_properties
+
+    def take(comments: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
+        found = [c for c in comments if c.startswith(REVIEWS)]
+        return tuple(c for c in comments if not c.startswith(REVIEWS)), found
+
+    found: list[str] = []
+    game.closing, found = take(game.closing)
+    for i, a in enumerate(game.actions):
+        if any(c.startswith(REVIEWS) for c in a.after):
+            after, more = take(a.after)
+            game.actions[i] = dataclasses.replace(a, after=after)
+            found += more
+    for text in found:
+        body = text[len(REVIEWS):].rstrip()
+        body = body[:-1] if body.endswith("\n]") else body
+        for entry in body.split("\n@")[1:]:  # (a long entry spans lines: see sgf.review_properties)
+            path, _, props = entry.strip().partition(" ")
+            try:
+                steps = [int(n) for n in path.split(".")]
+                game.actions = _with_review(game.actions, steps, props, review_from_properties)
+            except (ValueError, IndexError):
+                record.errors.append(RecordError(
+                    f"the analysis of action {path} names no action of game {game.number}: it is not read",
+                    path=record.path, line=game.line, col=1, severity="warning"))
+
+
+def _with_review(actions: list[Action], steps: list[int], props: str, read: Any) -> list[Action]:
+    """``actions`` with the review ``props`` put on the action at ``steps``."""
+    out = list(actions)
+    a = out[steps[0]]
+    if len(steps) == 1:
+        review = read(props, a.player)
+        if review is None:
+            raise ValueError(props)
+        readable = {review.text(True), review.text(False)}
+        out[steps[0]] = dataclasses.replace(a, review=review, after=tuple(c for c in a.after if c not in readable))
+    else:
+        variations = list(a.variations)
+        variations[steps[1]] = tuple(_with_review(list(variations[steps[1]]), steps[2:], props, read))
+        out[steps[0]] = dataclasses.replace(a, variations=tuple(variations))
+    return out
 
 
 def write_native(record: MatchRecord, plays: dict[int, str] | None = None,
@@ -330,6 +406,7 @@ def write_native(record: MatchRecord, plays: dict[int, str] | None = None,
     """Canonical native text for a record.  ``plays`` maps ``id(action)`` to a
     canonical play text; ``results`` maps a game's ``id`` to its ``Result`` tag."""
     plays = plays or {}
+    money = record.length == 0
     blocks = []
     for game in record.games:
         tags = list(game.tags)
@@ -339,20 +416,23 @@ def write_native(record: MatchRecord, plays: dict[int, str] | None = None,
         lines.append("")
         for number, left_action, right_action in game.rows():
             if number == 0 and left_action is not None:  # a board edit on its own
-                lines.append(_action_text(left_action, plays))
+                lines.append(_action_text(left_action, plays, money))
                 continue
             row = [f"{number}."]
             if left_action:
-                row.append(_action_text(left_action, plays))
+                row.append(_action_text(left_action, plays, money))
             if right_action:
                 if left_action and right_action.before:  # a comment before the right cell
                     lines.append(" ".join(row))  # opens a continuation row
                     row = [f"{number}..."]
-                row.append(_action_text(right_action, plays))
+                row.append(_action_text(right_action, plays, money))
             lines.append(" ".join(row))
         result = game.result
         lines += [_comment(c) for c in game.closing]
-        lines.append(_action_text(result, plays) if result else "*")
+        reviews = _reviews_comment(game.actions)
+        if reviews:
+            lines.append(reviews)
+        lines.append(_action_text(result, plays, money) if result else "*")
         blocks.append("\n".join(lines) + "\n")
     return "\n".join(blocks)
 
@@ -391,11 +471,16 @@ def _tag_name(name: str) -> str:
                     for word in name.split())
 
 
-def export_native(replayed: Any) -> str:
+def export_native(replayed: Any, *, games: Collection[int] | None = None,
+                  annotate: Callable[[Action], Action] | None = None,
+                  tags: Sequence[tuple[str, str]] = ()) -> str:
     """Canonical native text for a replayed match (any source format): plays
     in canonical notation, cube offers with their value, each game's tags and
     its result with the outcome kind.  A ``.mat`` file's comment lines come
-    before the first game's first action."""
+    before the first game's first action.  ``games``: only the games of
+    these numbers; ``annotate`` may add to each action (glyphs, comments) as
+    it is written, as an analysis's handout does, and ``tags`` to each game's
+    tags (replacing those of the same names)."""
     from .convert import with_offers
 
     record = replayed.record
@@ -403,11 +488,15 @@ def export_native(replayed: Any) -> str:
     copy = dataclasses.replace(record, games=[])
     notes = tuple(c for c in record.comments if not _MAT_TAG.search(c)) if record.format == "mat" else ()
     for g in replayed.games:
+        if games is not None and g.record.number not in games:
+            continue
         grec = with_offers(g, plays)
         outcome = g.game.outcome
         actions = [dataclasses.replace(a, note=str(outcome.kind))
                    if a.kind is ActionKind.WIN and outcome is not None and a.player == outcome.winner
                    and not a.note else a for a in grec.actions]
+        if annotate is not None:
+            actions = [annotate(a) for a in actions]
         for a_new, a_old in zip(actions, grec.actions):
             if id(a_old) in plays:
                 plays[id(a_new)] = plays[id(a_old)]
@@ -419,9 +508,10 @@ def export_native(replayed: Any) -> str:
         if win is not None:
             unit = "point" if win.value == 1 else "points"
             result = f"{'XO'[win.player]} wins {win.value} {unit}" + (f" ({win.note})" if win.note else "")
-        tags = list(g.record.tags) if record.format == "nrd" else game_tags(record, g.record, replayed.ruleset, result)
-        copy.games.append(dataclasses.replace(grec, actions=actions,
-                                              tags=[(k, v) for k, v in tags if k != "Result"] + [("Result", result)]))
+        own = list(g.record.tags) if record.format == "nrd" else game_tags(record, g.record, replayed.ruleset, result)
+        added = dict(tags)
+        own = [(k, v) for k, v in own if k != "Result" and k not in added] + list(tags)
+        copy.games.append(dataclasses.replace(grec, actions=actions, tags=[*own, ("Result", result)]))
     return write_native(copy, plays)
 
 

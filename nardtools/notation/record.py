@@ -90,6 +90,47 @@ class Review:
             return None
         return max(0.0, best[1] - self.plays[self.played][1])
 
+    def cube_text(self, money: bool) -> str:
+        """The cube decision before the roll as a sentence, or ``""``.
+
+        >>> Review("gnubg 2-ply", cube=(0.41, 0.52, 0.49)).cube_text(money=True)
+        'cube (gnubg 2-ply): no double +0.520, double/take +0.490 (cubeful equities); cubeless equity +0.410'
+        """
+        if self.cube is None:
+            return ""
+        cubeless, no_double, take = self.cube
+        if money:
+            values = f"no double {no_double:+.3f}, double/take {take:+.3f} (cubeful equities)"
+        else:
+            values = (f"no double {100 * no_double:.1f}%, double/take {100 * take:.1f}% "
+                      "(cubeful match winning chances)")
+        return f"cube ({self.evaluator}): {values}; cubeless equity {cubeless:+.3f}"
+
+    def text(self, money: bool) -> str:
+        """The review as a reader wants it, on one line: the best play and its
+        equity, the play made and what it lost, the luck, the cube decision.
+        A handout writes it as a comment (the raw data goes elsewhere).
+
+        >>> r = Review("gnubg 0-ply", (("24/18 18/14", 0.05), ("24/14", -0.02)), played=1, luck=0.031)
+        >>> r.text(money=True)
+        'gnubg 0-ply: best 24/18 18/14 +0.050; played 24/14 -0.020, lost 0.070; luck +0.031'
+        """
+        parts = []
+        best = self.best
+        if best is not None:
+            played = self.plays[self.played] if self.played is not None and 0 <= self.played < len(self.plays) \
+                else None
+            if played is None or played == best:
+                parts.append(f"best {best[0]} {best[1]:+.3f}" + ("" if played is None else " (played)"))
+            else:
+                parts.append(f"best {best[0]} {best[1]:+.3f}; played {played[0]} {played[1]:+.3f}, "
+                             f"lost {self.error:.3f}")
+        if self.luck is not None:
+            parts.append(f"luck {self.luck:+.3f}")
+        if self.cube is not None:
+            parts.append(self.cube_text(money))
+        return f"{self.evaluator}: " + "; ".join(parts) if parts else ""
+
 
 @dataclass(frozen=True, slots=True)
 class Action:

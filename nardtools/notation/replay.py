@@ -218,7 +218,7 @@ def replay_games(record: MatchRecord, games: Iterable[GameRecord], ruleset: Rule
             ruleset = record_ruleset(record, rules, options)
         length = record.length
         crawford = False
-        if length and ruleset.rules.crawford and not crawford_done:
+        if length and ruleset.rules.has_crawford_game and not crawford_done:
             at_point = [s == length - 1 for s in grec.score]
             if any(at_point):
                 crawford_done = True

@@ -582,33 +582,47 @@ def _rollout_equity(fields: list[str]) -> float | None:
         return None
 
 
-#: How the native format keeps an SGF analysis: a comment ``{[%sgf A[...]LU[...]]}``.
-REVIEW_PREFIX = "[%sgf "
+#: The longest line of SGF properties the native format keeps for a review
+#: before it breaks them (a record's lines are read up to 10,000 characters).
+_PROPERTIES_LINE = 2000
 
 
-def review_comment(review: Review) -> str:
-    """A review's SGF properties as a native comment (see :data:`REVIEW_PREFIX`),
-    one value to a line (an analysis of many plays is longer than a line may
-    be): each value starts with an SGF soft line break, a backslash before the
-    line end, which reading removes, so that no line starts with ``[``."""
-    return REVIEW_PREFIX + "".join(name + "".join(f"[\\\n{_escape(v)}]" for v in values)
-                                   for name, values in review.raw) + "]"
+def review_properties(review: Review) -> str:
+    """A review's SGF properties as text (``A[...]LU[...]``), as the native
+    format keeps them (:data:`nardtools.notation.native.REVIEWS`).  A long
+    one is broken before each value by SGF's soft line break (a backslash
+    before the line end, which reading removes), so that no line starts
+    with ``[``."""
+    text = "".join(name + "".join(f"[{_escape(v)}]" for v in values) for name, values in review.raw)
+    if len(text) <= _PROPERTIES_LINE:
+        return text
+    return "".join(name + "".join(f"[\\\n{_escape(v)}]" for v in values) for name, values in review.raw)
 
 
-def review_from_comment(text: str, player: int) -> Review | None:
-    """The review a native comment holds, or ``None`` if it holds none.
+def review_from_properties(text: str, player: int) -> Review | None:
+    """The review that SGF properties (``A[...]LU[...]``) hold, or ``None``.
 
-    >>> r = review_from_comment("[%sgf A[0][aggk E ver 3 0.5 0.1 0 0.1 0 -0.0002 0C 0 1 0 1]LU[-0.1]]", 1)
+    >>> r = review_from_properties("A[0][aggk E ver 3 0.5 0.1 0 0.1 0 -0.0002 0C 0 1 0 1]LU[-0.1]", 1)
     >>> r.plays, r.luck, r.evaluator
     ((('24/18 18/14', -0.0002),), -0.1, 'gnubg 0-ply')
     """
-    if not (text.startswith(REVIEW_PREFIX) and text.endswith("]")):
-        return None
     try:
-        tree = next(parse_trees("(;" + text[len(REVIEW_PREFIX):-1] + ")"))
+        tree = next(parse_trees("(;" + text + ")"))
     except (RecordError, StopIteration):
         return None
     return _review({p.name: p for p in tree.nodes[0]}, player)
+
+
+#: How an earlier native format kept an SGF analysis: a comment
+#: ``{[%sgf A[...]LU[...]]}`` after the action (still read).
+REVIEW_PREFIX = "[%sgf "
+
+
+def review_from_comment(text: str, player: int) -> Review | None:
+    """The review an earlier native comment (:data:`REVIEW_PREFIX`) holds, or ``None``."""
+    if not (text.startswith(REVIEW_PREFIX) and text.endswith("]")):
+        return None
+    return review_from_properties(text[len(REVIEW_PREFIX):-1], player)
 
 
 # ---------------------------------------------------------------------------

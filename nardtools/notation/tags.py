@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 
-from ..rules import Ruleset, find_ruleset
+from ..rules import Ruleset, find_ruleset, game_mismatch
 
 #: .mat ``Variation`` tags and the rulesets and options they select.
 VARIATIONS: dict[str, tuple[str, dict[str, str]]] = {
@@ -33,12 +33,17 @@ def tags_ruleset(tags: tuple[tuple[str, str], ...], rules: str | None = None,
         return next((v for k, v in reversed(tags) if k.lower() == key.lower()), "")
 
     extra: dict[str, str] = {}
-    name = rules or tag("Ruleset") or {"long": "long"}.get(tag("Game").lower(), "")
+    own = tag("Ruleset") or {"long": "long", "backgammon": "backgammon"}.get(tag("Game").lower(), "")
     variation = tag("Variation").replace(" ", "").lower()
     for key, (base, opts) in VARIATIONS.items():
         if variation.startswith(key):
-            name = name or base
+            own = own or base
             extra.update(opts)
+    if rules and own:
+        said, named = find_ruleset(own).rules.game, find_ruleset(rules)
+        if named.rules.game is not said:
+            raise game_mismatch(named.name, named.rules.game, said, "the record")
+    name = rules or own
     limit = tag("CubeLimit").strip()
     if limit == "1":
         extra["cube"] = "no"

@@ -23,9 +23,8 @@ from typing import TYPE_CHECKING, Sequence
 from .._io import write_atomically
 from ..errors import AnalysisError
 from ..play import Play
-from ..position import BAR, GameKind, Position
+from ..position import BAR, PLAYER_NAMES, GameKind, Position
 from ..setup import Setup
-from .diagram import MARKS
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -51,8 +50,10 @@ def _slot(point: int) -> tuple[float, bool]:
 
 def board_figure(setup: Setup | Position, *, names: Sequence[str] = ("", ""), view: int | None = None,
                  last_play: Play | None = None, last_player: int | None = None,
-                 title: str = "", ax: Axes | None = None) -> Figure:
+                 title: str = "", ax: Axes | None = None, cube: bool | None = None) -> Figure:
     """Draw ``setup`` on a new figure (or on ``ax``) and return the figure.
+    ``cube``: the game has a doubling cube to draw (the ruleset's ``cube``;
+    default: backgammon has one, Long Nardy only when the setup shows it turned).
 
     ``last_play`` (by ``last_player``, default the side not on roll) is drawn
     as arrows from each step's source to its target."""
@@ -110,7 +111,9 @@ def board_figure(setup: Setup | Position, *, names: Sequence[str] = ("", ""), vi
         for i, d in enumerate(setup.dice):
             _die(ax, Rectangle, Circle, 9.0 + i * 1.2, 5.5, d, CHECKER_COLOURS[p.player])
     cube_y = 5.5 if setup.cube_owner is None else (1.0 if setup.cube_owner == view else 10.0)
-    if setup.cube != 1 or setup.cube_owner is not None or setup.match_length or kind is GameKind.BACKGAMMON:
+    if cube is None:
+        cube = kind is GameKind.BACKGAMMON or setup.cube != 1 or setup.cube_owner is not None
+    if cube:
         ax.add_patch(Rectangle((-1.45, cube_y - 0.5), 1.0, 1.0, facecolor="#fafafa", edgecolor="#333", zorder=4))
         ax.text(-0.95, cube_y, str(setup.cube if setup.cube > 1 else 64), ha="center", va="center",
                 fontsize=11, weight="bold", zorder=5)
@@ -126,7 +129,7 @@ def board_figure(setup: Setup | Position, *, names: Sequence[str] = ("", ""), vi
     else:
         places = ((other, 0.0, 12.05, "left"), (view, 0.0, -1.05, "left"))
     for who, x, y, align in places:
-        label = f"{names[who]} ({MARKS[who]})" if len(names) > who and names[who] else MARKS[who]
+        label = f"{names[who]} ({PLAYER_NAMES[who]})" if len(names) > who and names[who] else PLAYER_NAMES[who]
         on_roll = "  (on roll)" if who == p.player and not p.is_finished() else ""
         text = ax.text(x, y, f"{label}: {pip[who]} pips{on_roll}", ha=align, va="center",
                        fontsize=9, color="#111", weight="bold" if on_roll else "normal")

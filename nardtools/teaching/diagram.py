@@ -35,10 +35,16 @@ Long Nardy (длинные нарды) has no bar and no hitting, and both sides
 same way round; its frame keeps the same shape, from the view of the side on
 roll: that side's head (голова, point 24) at the top right and its home (дом,
 points 1-6) at the bottom right; the opponent's head is at the bottom left, its
-home at the top left.  Its checkers are drawn with the same letters as in the
-backgammon frame: player 0 ``O``, player 1 ``X`` (:data:`MARKS`).
+home at the top left.  It is nardtools' own frame, so its checkers are drawn
+with the letters of the position text (player 0 ``X``, player 1 ``O``), and
+the legend names each side by its letter.
 
-``unicode=True`` redraws either frame with box-drawing characters and ``●``/``○``.
+In GNU Backgammon's frame the letters are GNU Backgammon's: our ``X`` is drawn
+``O``.  A side without a name is labelled by its letter in the position text
+(``O: player X``), so that the two conventions cannot be confused.
+
+``unicode=True`` redraws either frame with box-drawing characters and ``●``/``○``,
+the legend too (``●`` for the side drawn ``X``, ``○`` for ``O``).
 """
 
 from __future__ import annotations
@@ -46,16 +52,18 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..notation.ids import game_id
-from ..position import GameKind, Position
+from ..position import PLAYER_NAMES, GameKind, Position
 from ..setup import Setup
 
-#: The letter each player's checkers are drawn with, in every frame: GNU
-#: Backgammon's (the record's first player, player 0, is ``O``).
+#: The letter each player's checkers are drawn with in GNU Backgammon's frame
+#: (the record's first player, player 0, is ``O``); the Long Nardy frame uses
+#: the position text's letters (:data:`~nardtools.position.PLAYER_NAMES`).
 MARKS = ("O", "X")
 #: The characters of the fifth row: a point's count when it has more than five.
 _COUNT_CHARS = "     ?6789ABCDEF"
 _RESULTS = ("single game", "gammon", "backgammon")
 _BOX = str.maketrans({"+": "┼", "-": "─", "|": "│"})
+_ROUND = str.maketrans({"X": "●", "O": "○"})
 
 
 def diagram(setup: Setup | Position, names: Sequence[str] = ("", ""), *, unicode: bool = False) -> str:
@@ -63,9 +71,10 @@ def diagram(setup: Setup | Position, names: Sequence[str] = ("", ""), *, unicode
     the players' names (player 0 first)."""
     if isinstance(setup, Position):
         setup = Setup(setup)
-    names = [name or f"player {i}" for i, name in enumerate(names)]
-    text = (_long_frame(setup, names) if setup.position.kind is GameKind.LONG
-            else _gnubg_frame(setup, names))
+    if setup.position.kind is GameKind.LONG:
+        text = _long_frame(setup, names)
+    else:
+        text = _gnubg_frame(setup, [name or f"player {PLAYER_NAMES[i]}" for i, name in enumerate(names)])
     return _unicode(text) if unicode else text
 
 
@@ -173,10 +182,10 @@ def _long_frame(setup: Setup, names: Sequence[str]) -> str:
     """Long Nardy, drawn from the view of the side on roll (see the module docstring)."""
     p = setup.position
     me, them = p.player, 1 - p.player
-    marks = (MARKS[me], MARKS[them])
+    marks = (PLAYER_NAMES[me], PLAYER_NAMES[them])
 
     def who(i: int) -> str:
-        return f"{MARKS[i]}: {names[i]}"
+        return f"{PLAYER_NAMES[i]}: {names[i]}" if names[i] else PLAYER_NAMES[i]
 
     pips = p.pips()
     state = (f"rolled {setup.dice[0]}{setup.dice[1]}" if setup.dice
@@ -184,7 +193,7 @@ def _long_frame(setup: Setup, names: Sequence[str]) -> str:
     middle = (f"{setup.score[0]}-{setup.score[1]} in a {setup.match_length} point match" if setup.match_length
               else "money game")
     if setup.cube != 1 or setup.cube_owner is not None:
-        middle += f", cube {setup.cube}" + ("" if setup.cube_owner is None else f" ({MARKS[setup.cube_owner]})")
+        middle += f", cube {setup.cube}" + ("" if setup.cube_owner is None else f" ({PLAYER_NAMES[setup.cube_owner]})")
     top = [f"pips {pips[1]}, off {p.opponent[0]}", "its head: 12 (its 24)", "its home: 13-18", "", ""]
     bottom = ["head: 24", "home: 1-6", "", f"pips {pips[0]}, off {p.mover[0]}", state]
 
@@ -208,8 +217,12 @@ def _unicode(text: str) -> str:
     """Box-drawing characters and round checkers (not GNU Backgammon's frame any more)."""
     lines = text.splitlines()
     frame = [i for i, line in enumerate(lines) if line[1:2] in ("|", "+")]
+    for i, line in enumerate(lines):  # the legend: "X: name" becomes "●: name"
+        legend = line[49:]
+        if legend[:2] in ("X:", "O:") or legend in ("X", "O"):
+            lines[i] = line[:49] + legend.translate(_ROUND)
     for i in frame:
-        board = lines[i][:49].replace(" X ", " ● ").replace(" O ", " ○ ").translate(_BOX)
+        board = lines[i][:49].translate(_ROUND).translate(_BOX)
         if i == frame[0]:
             board = board.replace("┼", "┌", 1)[::-1].replace("┼", "┐", 1)[::-1]
         elif i == frame[-1]:

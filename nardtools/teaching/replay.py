@@ -103,14 +103,8 @@ def describe(note: TurnNote, names: tuple[str, str], *, persian: bool = False,
 
 def cube_line(review: Review | None, money: bool) -> str:
     """A stored cube analysis (GNU Backgammon's ``DA``) as a sentence, or ``""``."""
-    if review is None or review.cube is None:
-        return ""
-    cubeless, no_double, take = review.cube
-    if money:
-        values = f"no double {no_double:+.3f}, double/take {take:+.3f} (cubeful equities)"
-    else:
-        values = f"no double {100 * no_double:.1f}%, double/take {100 * take:.1f}% (cubeful match winning chances)"
-    return f"Cube before the roll ({review.evaluator}): {values}; cubeless equity {cubeless:+.3f}."
+    text = review.cube_text(money) if review is not None else ""
+    return f"Cube before the roll{text[len('cube'):]}." if text else ""
 
 
 def game_frames(replayed: ReplayedGame, names: tuple[str, str], *, persian: bool = False,
@@ -272,8 +266,10 @@ def page_data(match: ReplayedMatch, games: Sequence[int] | None = None, *, persi
     if chosen and chosen[-1].game.outcome is not None:
         final[chosen[-1].game.outcome.winner] += chosen[-1].game.outcome.points
     title = f"{names[0]} vs {names[1]}" + (f", game {chosen[0].record.number}" if len(chosen) == 1 else "")
-    return {"title": title, "names": list(names), "kind": kind, "ruleset": match.ruleset.name,
-            "match_length": record.length, "final": final, "games": data}
+    game_name = "Long Nardy" if match.ruleset.rules.is_long else "backgammon"
+    return {"title": title, "names": list(names), "kind": kind, "game_name": game_name,
+            "ruleset": match.ruleset.label,
+            "cube": match.ruleset.rules.cube, "match_length": record.length, "final": final, "games": data}
 
 
 def replay_html(match: ReplayedMatch, game: int | None = None, *, persian: bool = False,

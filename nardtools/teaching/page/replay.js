@@ -69,7 +69,7 @@ function drawBoard(f) {
     const ds = f.dice.split("").map(Number);
     ds.forEach((d, i) => die(svg, 560 + i * 70, 300, d, f.player));
   }
-  cube(svg, f);
+  if (D.cube) cube(svg, f);  // (a ruleset without a cube draws none)
   const defs = el("defs", {}, svg);
   const m = el("marker", {id: "head", markerWidth: 8, markerHeight: 8, refX: 6, refY: 4, orient: "auto"}, defs);
   el("path", {d: "M0,0 L8,4 L0,8 z", fill: "#e0a400"}, m);
@@ -223,7 +223,7 @@ function showGame(i, frame) {
   game = Math.max(0, Math.min(D.games.length - 1, i));
   const g = G();
   document.getElementById("title").textContent =
-    D.title + (D.games.length > 1 ? `, game ${g.number}` : "") + ` (${D.kind}, ${D.ruleset}` +
+    D.title + (D.games.length > 1 ? `, game ${g.number}` : "") + ` (${D.game_name}, rules: ${D.ruleset}` +
     (D.match_length ? `, ${g.score[0]}-${g.score[1]} of ${D.match_length}` : "") + ")";
   document.getElementById("result").textContent = g.result;
   drawScorebar();
