@@ -21,13 +21,14 @@ import functools
 import itertools
 import operator
 from collections.abc import Iterator, Sequence
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 from .core import CORE, pack_rules
 from .dice import Dice, Roll
 from .errors import Violation, play_error
-from .play import Play, Step
+from .play import Play, Step, point_text
 from .position import BAR, HEAD, OFF, GameKind, Position
 from .rules import RulesLike, rules_for
 
@@ -130,6 +131,7 @@ class Judgement:
     result: Position | None
     play: Play | None
     dice_used: tuple[int, ...] = ()  # the dice the play used, in order (when it could be played)
+    warning: str = ""  # a legal play written with a hit mark where nothing is hit
 
     def __bool__(self) -> bool:
         return self.legal
@@ -138,7 +140,7 @@ class Judgement:
         """The JSON form of ``nardtools check`` (without the legal plays)."""
         return {"legal": self.legal, "rule": str(self.violation) if self.violation else None,
                 "message": self.message, "play": str(self.play) if self.play is not None else None,
-                "result": str(self.result) if self.result else None}
+                "result": str(self.result) if self.result else None, "warning": self.warning or None}
 
 
 # ---------------------------------------------------------------------------
@@ -611,8 +613,25 @@ def check_play(position: Position, roll: Roll | Dice, play: Play | str, rules: R
     leaves dice unused, or takes a second head checker under the ``general``
     reading, is compared with the full set of legal plays.  The compiled core
     confirms a legal play at once; the reference below explains the rest.
+
+    A hit mark is notation, not part of the move: a legal play written with a
+    ``*`` where no checker is hit stays legal, with a ``warning`` saying so
+    (a hit written without its mark says nothing).
+
+    >>> j = check_play(Position.start(), Roll(3, 1), "8/5 6/5*")
+    >>> j.legal, j.warning
+    (True, "'8/5 6/5*' marks a hit at 5, where no checker is hit")
     """
-    return _judge(position, roll, play, rules, first_turn)
+    text = play if isinstance(play, str) else str(play)
+    if isinstance(play, str):
+        play = Play.parse(play)
+    judged = _judge(position, roll, play, rules, first_turn)
+    marked = {s.target for s in play.steps if s.hit}
+    hit = {s.target for s in judged.play.steps if s.hit} if judged.play is not None else set()
+    if judged.legal and marked - hit:
+        where = ", ".join(point_text(p) for p in sorted(marked - hit, reverse=True))
+        judged = dataclasses.replace(judged, warning=f"{text.strip()!r} marks a hit at {where}, where no checker is hit")
+    return judged
 
 
 def _judge(position: Position, roll: Roll | Dice, play: Play | str, rules: RulesLike, first_turn: bool | None,

@@ -128,7 +128,8 @@ def test_a_turn_past_where_the_replay_stopped_says_so(tmp_path):
     assert result.exit_code == 2
     assert "no turn 4 in game 1: the replay stopped at game 1, turn 3 (line 7)" in result.stderr
     page = tmp_path / "r.html"
-    assert run("replay", str(record), "-o", str(page)).exit_code == 0
+    replayed = run("replay", str(record), "-o", str(page))  # the page is written, the problem said: exit 1
+    assert replayed.exit_code == 1 and ":7:" in replayed.stderr
     assert "The replay stops here: game 1, turn 3 (line 7)" in page.read_text()
 
 
@@ -592,7 +593,8 @@ def test_board_image_labels_each_side_by_its_own_checkers():
     mover, other = labels["label-0"], labels["label-1"]
     assert mover.get_position()[1] > 11 and mover.get_position()[0] > 7  # top right, by its head (24)
     assert other.get_position()[1] < 0 and other.get_position()[0] < 7  # bottom left, by its head
-    assert mover.get_text().startswith("white (O)") and other.get_text().startswith("black (X)")
+    # each side by its letter in the position text ("long X ..." is white's position, on roll: issue 21)
+    assert mover.get_text().startswith("white (X)") and other.get_text().startswith("black (O)")
     swatches = [p for p in fig.axes[0].patches if getattr(p, "radius", None) == 0.22]
     assert len(swatches) == 2  # the legend: a checker of each colour beside its label
     plt.close(fig)

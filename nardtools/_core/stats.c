@@ -98,7 +98,7 @@ static void on_turn(void *user, const Game *before, const Turn *t, const Act *a,
                 race_equity(r, &result, st->db, &eq, &pw);
                 best = -eq;
             }
-            if (best - (-ea) < 1e-9) best = -ea;   /* a tie with the best: the play made is a best play */
+            if (best - (-ea) < RACE_TIE) best = -ea;   /* a tie with the best: the play made is a best play */
             row.race_exact = 1;
             row.pwin_before = pb;
             row.pwin_after = 1 - pa;

@@ -8,6 +8,7 @@
 #include "race.h"
 
 #define RACE_ERROR_THRESHOLD 0.01   /* nardtools.analysis.stats.RACE_ERROR_THRESHOLD */
+#define RACE_TIE 1e-6   /* nardtools.analysis.annotate.RACE_TIE */
 
 typedef struct {
     int number, score[2], winner, kind, ending, points, record_points, cube, turns;

@@ -40,6 +40,12 @@ from .pips import is_race
 from .race import fits, race_odds
 
 
+#: Race equities closer than this are a tie (the bear-off database's odds
+#: carry about seven digits): a play that ties the best loses nothing, and
+#: never shows a race error such as 1e-9.
+RACE_TIE = 1e-6
+
+
 @dataclass(frozen=True)
 class TurnNote:
     """One play and what is known of it; see the module docstring."""
@@ -133,7 +139,7 @@ def annotate_game(replayed: ReplayedGame, *, race_points: int = 6, race: bool = 
                     assert e is not None  # a race stays a race, and no checker leaves home
                     if -e[0] > best_equity:
                         best_equity, best = -e[0], str(lp.play)
-                if best_equity - (-after[0]) < 1e-9:  # a tie with the best: the play made is a best play
+                if best_equity - (-after[0]) < RACE_TIE:  # a tie with the best: the play made is a best play
                     best, best_equity = str(t.play), -after[0]
                 figures.update(race_exact=True, equity_before=before[0], pwin_before=before[1],
                                equity_after=-after[0], pwin_after=1 - after[1],

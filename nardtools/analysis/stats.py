@@ -33,6 +33,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequenc
 from ..dice import ALL_ROLLS
 from ..errors import AnalysisError, NardtoolsError
 from ..notation.replay import ReplayedMatch
+from ..notation.record import RecordError
 from ..outcome import OutcomeKind
 from .annotate import annotate_game
 
@@ -166,7 +167,11 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: s
         if turns and on_turns is None:
             out.turns = TurnColumns.from_rows(rows)
         return out
-    except (OSError, UnicodeError, NardtoolsError) as e:
+    except RecordError as e:  # (its text starts with the path: the report names the file once)
+        return FileStats(str(path), unreadable=e.bare_message)
+    except OSError as e:
+        return FileStats(str(path), unreadable=e.strerror or str(e))
+    except (UnicodeError, NardtoolsError) as e:
         return FileStats(str(path), unreadable=str(e))
     except Exception as e:
         return FileStats(str(path), unreadable=f"internal error ({type(e).__name__}: {e}); please report it")

@@ -81,9 +81,45 @@ def main() -> None:
     an exception where the process stands, like Ctrl-C, so that no partial or
     temporary file is left behind."""
     signal.signal(signal.SIGTERM, _terminate)
+    args = sys.argv[1:]
     try:
-        app_for(sys.argv[1:])(prog_name="nardtools")
+        code = typer.main.get_command(app_for(args)).main(args, prog_name="nardtools", standalone_mode=False)
+    except _CLICK_ERRORS as e:  # a usage error: one line, as every other error
+        sys.exit(_usage_error(e))
+    except typer.Abort:
+        sys.exit(int(ExitCode.INTERRUPTED))
     except Terminated:
         sys.exit(int(ExitCode.TERMINATED))
     except KeyboardInterrupt:
         sys.exit(int(ExitCode.INTERRUPTED))
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _click_errors() -> tuple[type[Exception], ...]:
+    """Click's usage-error class: typer's own copy of click where it has one, and click's."""
+    import importlib
+
+    found = []
+    for name in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            found.append(importlib.import_module(name).ClickException)
+        except (ImportError, AttributeError):
+            pass
+    return tuple(found)
+
+
+_CLICK_ERRORS = _click_errors()
+
+
+def _usage_error(e: Exception) -> int:
+    """Print a usage error as one line on stderr (``Error: nardtools CMD: ...``,
+    with where to read the command's help); its exit code (2).  A bare
+    ``nardtools`` shows the help."""
+    if type(e).__name__ == "NoArgsIsHelpError":
+        e.show()  # type: ignore[attr-defined]
+        return 0
+    ctx = getattr(e, "ctx", None)
+    where = ctx.command_path if ctx is not None else "nardtools"
+    message = " ".join(e.format_message().split())  # type: ignore[attr-defined]
+    typer.echo(f"Error: {where}: {message} (see '{where} --help')", err=True)
+    return int(getattr(e, "exit_code", ExitCode.USAGE))

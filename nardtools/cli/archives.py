@@ -40,6 +40,21 @@ class StatsFormat(str, enum.Enum):
     parquet = "parquet"
 
 
+#: The format a file name's suffix says (``--format`` must agree with it).
+SUFFIX_FORMATS = {".csv": StatsFormat.csv, ".json": StatsFormat.json, ".parquet": StatsFormat.parquet,
+                  ".pq": StatsFormat.parquet, ".txt": StatsFormat.table}
+
+
+def output_format(fmt: StatsFormat | None, output: Path | None) -> StatsFormat:
+    """The format to write: ``--format`` if given, else the output's suffix,
+    else a table; a ``--format`` that contradicts the suffix is refused."""
+    said = SUFFIX_FORMATS.get(output.suffix.lower()) if output is not None else None
+    if fmt is not None and said is not None and fmt is not said:
+        raise fail(f"{output}: --format {fmt.value} would write {fmt.value} into a {output.suffix} file; "
+                   f"name the file for its format or leave --format out (the suffix then decides)")
+    return fmt or said or StatsFormat.table
+
+
 class Engine(str, enum.Enum):
     local = "local"
     dask = "dask"
@@ -89,7 +104,7 @@ def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine:
     if not quiet:
         err = Console(stderr=True, highlight=False)
         for path, why in archive.unreadable:
-            err.print(f"unreadable: {path}: {why}", markup=False, soft_wrap=True)
+            err.print(f"{path}: unreadable: {why}", markup=False, soft_wrap=True)
         for problem in archive.problems:
             err.print(f"illegal: {problem}", markup=False, soft_wrap=True)
         err.print(f"{archive.files} files, {len(archive.games)} games; {len(archive.unreadable)} "
@@ -102,8 +117,9 @@ def stats_command(
     table: Annotated[StatsTable, typer.Option("--table", help="Which table.")] = StatsTable.games,
     group_by: Annotated[list[str] | None, typer.Option("--group-by", help="Group rows by these "
                         "columns (repeatable or comma-separated): counts and means.")] = None,
-    fmt: Annotated[StatsFormat, typer.Option("--format", "-f", help="table on the terminal; csv, json "
-                   "or parquet to --output (or stdout for csv/json).")] = StatsFormat.table,
+    fmt: Annotated[StatsFormat | None, typer.Option("--format", "-f", help="table on the terminal; csv, json "
+                   "or parquet to --output (or stdout for csv/json); default: the output's suffix "
+                   "(.csv, .json, .parquet), else table.")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here (atomically).")] = None,
     jobs: JobsOpt = 0,
     engine: EngineOpt = Engine.local,
@@ -138,6 +154,7 @@ def stats_command(
     keys = [k for g in group_by or [] for k in g.split(",") if k]
     chosen = [c for c in (columns or "").split(",") if c]
     check_columns(table.value, keys + chosen)
+    fmt = output_format(fmt, output)
     if fmt is StatsFormat.parquet and output is None:
         raise fail("parquet needs --output FILE")
     if output is not None:

@@ -22,7 +22,7 @@ from ..notation.reading import RECORD_SUFFIXES
 
 if TYPE_CHECKING:
     from ..notation.record import MatchRecord
-    from ..notation.replay import ReplayedMatch
+    from ..notation.replay import Problem, ReplayedMatch
     from ..rules import Ruleset
     from ..setup import Setup
 
@@ -232,7 +232,24 @@ def read_source(source: str, rules: str | None, game: int | None = None, turn: i
     if not _is_file(source):
         raise fail(f"{source}: no such record file (--game, --turn and --player pick a turn of a record)")
     match = replay_record(source, rules, settings, encoding=encoding, lenient=True)
-    return Source(match.setup_at(game, turn, player=player), match.ruleset, match.record.players, match)
+    setup = match.setup_at(game, turn, player=player)
+    chosen = match.game(game)
+    before = [p for p in chosen.problems if p.severity == "error" and (turn is None or p.turn < turn)]
+    for p in before:  # the position is reached through an illegal play: say so
+        typer.echo(f"warning: {str(p).splitlines()[0]} (applied: the position shown comes after it)", err=True)
+    return Source(setup, match.ruleset, match.record.players, match)
+
+
+def report_problems(problems: list[Problem], then: str, quiet: bool = False) -> None:
+    """Print a replay's problems on stderr as `validate` prints them, say
+    what was made of the record (``then``), and exit 1 if any is an error."""
+    for p in problems:
+        typer.echo(("warning: " if p.severity != "error" else "") + str(p), err=True)
+    errors = sum(p.severity == "error" for p in problems)
+    if errors and not quiet:
+        typer.echo(f"{errors} error{'s' if errors != 1 else ''} in the record: {then}", err=True)
+    if errors:
+        raise typer.Exit(int(ExitCode.FINDINGS))
 
 
 def read_record_arg(path: str, encoding: str | None = None) -> MatchRecord:

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from ..position import PLAYER_NAMES
 from .common import (
     EncodingOpt,
-    ExitCode,
     FormatOpt,
     GameOpt,
     OutputFormat,
@@ -26,11 +25,9 @@ from .common import (
     command,
     fail,
     read_source,
+    report_problems,
 )
 from .output import echo_json
-
-if TYPE_CHECKING:
-    from ..notation.replay import Problem
 
 
 class Game(str, enum.Enum):
@@ -314,17 +311,4 @@ def analyse_command(
         for p in result.players:
             typer.echo(f"{p.player:<16} {p.decisions:>9} {p.error_rate:>10.4f} {p.errors:>6} {p.blunders:>8} "
                        f"{p.luck:>+7.3f}")
-    _report_problems(problems, quiet)
-
-
-def _report_problems(problems: list[Problem], quiet: bool) -> None:
-    """Print a replay's problems on stderr as `validate` does, and exit 1 if
-    any is an error."""
-    for p in problems:
-        typer.echo(("warning: " if p.severity != "error" else "") + str(p), err=True)
-    errors = sum(p.severity == "error" for p in problems)
-    if errors and not quiet:
-        typer.echo(f"{errors} error{'s' if errors != 1 else ''} in the record: the analysis covers the plays "
-                   "that could be replayed", err=True)
-    if errors:
-        raise typer.Exit(int(ExitCode.FINDINGS))
+    report_problems(problems, "the analysis covers the plays that could be replayed", quiet)

@@ -153,6 +153,8 @@ def check_command(
         echo_json(report)
     elif j.legal:
         typer.echo(f"legal: {j.play}\nresult: {j.result}")
+        if j.warning:
+            typer.echo(f"warning: {j.warning}", err=True)
     else:
         alternatives = report["legal_plays"]
         typer.echo(j.message)

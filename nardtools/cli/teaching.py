@@ -18,6 +18,7 @@ from .common import (
     fail,
     read_source,
     replay_record,
+    report_problems,
 )
 from .output import output_path, write_output
 
@@ -114,6 +115,8 @@ def replay_command(
     if tui and record == "-":
         raise fail("--tui reads the keys from standard input: give the record as a file")
     match = replay_record(record, rules, encoding=encoding, lenient=True)
+    if not match.games:
+        raise fail(f"{record}: no games to replay")
     numbers = {match.game(game).record.number} if game is not None or tui else None
     turns: dict[int, list[TurnAnalysis]] = recorded_analysis(match)
     if analyse:
@@ -126,3 +129,5 @@ def replay_command(
     if output is not None:
         write_output(output, replay_html(match, game, persian=persian, analysis=turns))
         typer.echo(f"wrote {output}", err=True)
+    report_problems([p for p in match.problems if numbers is None or p.game in numbers or not p.game],
+                    "the replay applies each illegal play that can be carried out and shows its rule")

@@ -463,7 +463,9 @@ def _apply_play(a: Action, play: str, game: Game, out: ReplayedGame, problem: An
         raise _Stop from None
     event = game.history[-1]
     if event.note.startswith("condoned"):
-        problem(a, event.note.split(": ")[1], f"illegal play {play!r} applied ({event.note})",
+        why = check_play(before, dice, play, game.rules, first_turn=first_turn)
+        rule = str(why.violation) if why.violation else event.note.split(": ")[1]
+        problem(a, rule, f"{why.message}; applied (a lenient replay goes on from the board after it)",
                 col=a.play_col, legal=legal())
     assert event.play is not None
     out.turns.append(ReplayedTurn(a, before, game.position, event.play, not event.note,

@@ -123,14 +123,34 @@ function die(svg, x, y, d, player) {
   for (const [a, b] of S) el("circle", {cx: x + 28 + a * 14, cy: y + 28 + b * 14, r: 5,
                                         fill: player === 1 ? "#eee" : "#333"}, svg);
 }
-const W = 400, H = 170, L = 10;
+const W = 360, H = 160, L = 46;
 const xAt = i => L + (G().frames.length > 1 ? i * W / (G().frames.length - 1) : 0);
+function axes(svg, ticks, y, label) {
+  // the y axis with its ticks ([value, text]), the x axis of turns (frames), and the y axis' name
+  const F = G().frames;
+  el("line", {x1: L, x2: L, y1: 10, y2: 10 + H, stroke: "#555", class: "axis"}, svg);
+  el("line", {x1: L, x2: L + W, y1: 10 + H, y2: 10 + H, stroke: "#555", class: "axis"}, svg);
+  for (const [v, text] of ticks) {
+    el("line", {x1: L - 4, x2: L, y1: y(v), y2: y(v), stroke: "#555"}, svg);
+    el("text", {x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#333", class: "tick"}, svg, text);
+  }
+  const step = Math.max(1, Math.ceil((F.length - 1) / 8 / 5) * 5);
+  for (let i = 0; i < F.length; i += step) {
+    el("line", {x1: xAt(i), x2: xAt(i), y1: 10 + H, y2: 14 + H, stroke: "#555"}, svg);
+    el("text", {x: xAt(i), y: 26 + H, "text-anchor": "middle", "font-size": 11, fill: "#333", class: "tick"}, svg,
+       String(i));
+  }
+  el("text", {x: L + W, y: 26 + H, "text-anchor": "end", "font-size": 11, fill: "#555"}, svg, "turn");
+  el("text", {x: 12, y: 10 + H / 2, "text-anchor": "middle", "font-size": 11, fill: "#555",
+              transform: `rotate(-90 12 ${10 + H / 2})`}, svg, label);
+}
 function drawChart() {
   const svg = document.getElementById("chart");
   svg.innerHTML = "";
   const F = G().frames;
   const maxPip = Math.max(...F.map(f => Math.max(f.pips[0], f.pips[1])), 1);
   const y = p => 10 + H - p / maxPip * H;
+  axes(svg, [[0, "0"], [maxPip / 2, String(Math.round(maxPip / 2))], [maxPip, String(maxPip)]], y, "pips");
   for (const side of [0, 1]) {
     el("polyline", {points: F.map((f, i) => `${xAt(i)},${y(f.pips[side])}`).join(" "), fill: "none",
                     stroke: side === 0 ? "#b08a3e" : "#222", "stroke-width": 2, class: "pips-line"}, svg);
@@ -149,10 +169,14 @@ function drawEquity() {
   const F = G().frames;
   const known = F.map((f, i) => [i, f.equity]).filter(([, e]) => e !== null);
   svg.style.display = known.length ? "" : "none";
+  // the scale reaches the largest equity shown (Long Nardy's marses and koks go past ±1)
+  const top = Math.max(1, Math.ceil(Math.max(0, ...known.map(([, e]) => Math.abs(e))) * 2) / 2);
   document.getElementById("eqlegend").textContent = known.length ?
-    `Equity of ${D.names[0]} after each analysed play (−1 to +1); errors and blunders in red` : "";
+    `Equity of ${D.names[0]} after each analysed play (points, −${top} to +${top}); errors and blunders in red` : "";
   if (!known.length) return;
-  const y = e => 10 + H / 2 - Math.max(-1, Math.min(1, e)) * H / 2;
+  const y = e => 10 + H / 2 - e / top * H / 2;
+  const fmt = v => (v > 0 ? "+" : v < 0 ? "−" : "") + String(Math.abs(v));
+  axes(svg, [[-top, fmt(-top)], [0, "0"], [top, fmt(top)]], y, "equity");
   el("line", {x1: L, x2: L + W, y1: y(0), y2: y(0), stroke: "#bbb"}, svg);
   el("polyline", {points: known.map(([i, e]) => `${xAt(i)},${y(e)}`).join(" "), fill: "none", stroke: "#2a6fdb",
                   "stroke-width": 2, class: "equity-line"}, svg);
