@@ -17,11 +17,11 @@ among what is left.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import itertools
 import operator
 from collections.abc import Iterator, Sequence
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 

@@ -39,7 +39,6 @@ from ..position import Position
 from .pips import is_race
 from .race import fits, race_odds
 
-
 #: Race equities closer than this are a tie (the bear-off database's odds
 #: carry about seven digits): a play that ties the best loses nothing, and
 #: never shows a race error such as 1e-9.

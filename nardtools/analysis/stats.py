@@ -32,8 +32,8 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequenc
 
 from ..dice import ALL_ROLLS
 from ..errors import AnalysisError, NardtoolsError
-from ..notation.replay import ReplayedMatch
 from ..notation.record import RecordError
+from ..notation.replay import ReplayedMatch
 from ..outcome import OutcomeKind
 from .annotate import annotate_game
 
@@ -137,7 +137,8 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: s
     rows go there as soon as they are made, so memory stays bounded by one game.
     ``analyse`` (a ply) adds the evaluator's figures (:mod:`.analyse`): the
     turns' best play, error, mark and luck, and the players' error rates.
-    ``on_game`` is called after each game replayed here."""
+    ``on_game`` is called for each game replayed here (at once, for a file
+    the compiled core read whole)."""
     from ..notation.reading import open_record
     from ..notation.replay import reading_problems, replay_games
 
@@ -147,6 +148,8 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: s
             if on_turns is not None and fast.turns is not None:
                 on_turns(fast.turns)
                 fast.turns = None
+            for _ in fast.games if on_game is not None else ():
+                on_game()  # type: ignore[misc]
             return fast
     out = FileStats(str(path))
     try:
