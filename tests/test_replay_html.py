@@ -195,3 +195,33 @@ def test_the_whole_match_page(browser: Any, tmp_path: Path) -> None:
     # keys: Page Up goes to the game before
     body.send_keys(Keys.PAGE_UP)
     assert browser.find_element(By.ID, "board").get_attribute("data-game") == str(match.games[-2].record.number)
+
+
+def test_a_long_nardy_page_without_a_cube(browser: Any, tmp_path: Path) -> None:
+    """Issue 21: no cube (at 64) on a Long Nardy board whose ruleset has none,
+    no "Crawford game", a title that names the game and the rules once, and
+    charts with axes whose equity scale reaches past ±1 (marses count 2)."""
+    from selenium.webdriver.common.by import By
+
+    from nardtools.analysis.analyse import analyse_match
+
+    match = replay_match(read_record(ROOT / "examples" / "long-nardy" / "long-5pt-seed1.mat"))
+    page = tmp_path / "long.html"
+    analysis = analyse_match(match, games={1, 2}).games
+    page.write_text(replay_html(match, analysis=analysis), encoding="utf-8")
+    browser.get(page.as_uri())
+    browser.find_element(By.CSS_SELECTOR, "#board .checker")
+    for g in range(len(match.games)):
+        browser.find_elements(By.CSS_SELECTOR, "#scorebar button.game")[g].click()
+        assert not browser.find_elements(By.CSS_SELECTOR, "#board .cube")
+        assert "Crawford" not in browser.find_element(By.ID, "board").text
+    browser.find_elements(By.CSS_SELECTOR, "#scorebar button.game")[0].click()  # an analysed game
+    title = browser.find_element(By.ID, "title").text
+    assert "(Long Nardy, rules: long," in title and "long, long" not in title
+    for chart in ("chart", "eqchart"):
+        assert len(browser.find_elements(By.CSS_SELECTOR, f"#{chart} .axis")) == 2
+        assert browser.find_elements(By.CSS_SELECTOR, f"#{chart} .tick")
+    ticks = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#eqchart .tick")]
+    extreme = max(abs(t.equity or 0) for turns in analysis.values() for t in turns)
+    top = float(ticks[2].lstrip("+"))
+    assert extreme > 1 and top >= extreme

@@ -135,7 +135,7 @@ function axes(svg, ticks, y, label) {
     el("text", {x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#333", class: "tick"}, svg, text);
   }
   const step = Math.max(1, Math.ceil((F.length - 1) / 8 / 5) * 5);
-  for (let i = 0; i < F.length; i += step) {
+  for (let i = 0; i < F.length && xAt(i) < L + W - 24; i += step) {  // (room for the axis' name)
     el("line", {x1: xAt(i), x2: xAt(i), y1: 10 + H, y2: 14 + H, stroke: "#555"}, svg);
     el("text", {x: xAt(i), y: 26 + H, "text-anchor": "middle", "font-size": 11, fill: "#333", class: "tick"}, svg,
        String(i));
