@@ -223,12 +223,19 @@ def test_an_unreadable_file_is_named_once(tmp_path):
     assert line.count("bin.mat") == 1 and line == f"{tmp_path / 'bin.mat'}: unreadable: binary data, not a text record"
 
 
+@needs_corpus
 def test_a_race_tie_is_no_race_error():
+    # gnubg self-play in which database ties came out as race errors of 3e-8 (1.4e-9 on average)
     from nardtools.analysis.annotate import annotate_game
+    from nardtools.analysis.stats import collect
 
-    match = replay_match(read_record(SGF))
+    require_corpus()
+    path = CORPUS / "gnubg-selfplay" / "gnubg-standard-3-90016.mat"
+    match = replay_match(read_record(path))
     errors = [n.race_error for g in match.games for n in annotate_game(g) if n.race_error is not None]
-    assert errors and all(e == 0.0 or e >= 1e-6 for e in errors)
+    assert len(errors) > 10 and all(e == 0.0 or e >= 1e-6 for e in errors)
+    players = collect([str(path)]).frame("players")  # the compiled core's figures
+    assert all(m == 0.0 or m >= 1e-6 for m in players["race_error_mean"].dropna())
 
 
 def test_hint_refuses_a_finished_game_and_eval_says_it_is_over():
