@@ -15,7 +15,11 @@ larger archive, where start-up matters less.  ``--python PATH`` times the
 nardtools installed for another interpreter (say, a venv with a regular,
 non-editable install, which starts faster than an editable one).
 ``--long-games N`` also validates an archive of N random Long Nardy games
-(7-point matches, made in the run; gnubg cannot read them): games/s.
+(7-point matches, made in the run; gnubg cannot read them): games/s, also
+with ``--rules long`` and each ``--set`` override of the head and block
+options (each archive made under the rules it is validated by), ``--lenient``
+and ``--encoding``; ``--rulesets`` adds an archive made under each other
+named Long Nardy ruleset, validated with ``--rules NAME``.
 
 Python runs from cached bytecode here, as it does for users (pip compiles it
 at install; an editable install writes it at first import): an inherited
@@ -69,6 +73,8 @@ def main() -> None:
     ap.add_argument("--python", default=sys.executable, help="the interpreter to run nardtools with")
     ap.add_argument("--long-games", type=int, default=1000, help="games of the Long Nardy archive (0: skip)")
     ap.add_argument("--no-bytecode", action="store_true", help="keep PYTHONDONTWRITEBYTECODE if set")
+    ap.add_argument("--rulesets", action="store_true", help="also an archive made under each named Long Nardy "
+                    "ruleset, validated with --rules NAME")
     args = ap.parse_args()
     env = dict(os.environ)
     if not args.no_bytecode:
@@ -112,12 +118,34 @@ def main() -> None:
                 t, _ = best([*nard, "-j", str(jobs), str(long_games)], args.repeat, env=env)
                 name = f"nardtools validate, Long Nardy, {count:,} games, {jobs} worker{'s' if jobs > 1 else ''}"
                 print(f"{name:<58} {t:>8.3f} {count / t:>8,.0f} games/s")
+            # the paths a club takes: its ruleset named, options changed (each archive made
+            # under the rules it is validated by), lenient, an encoding
+            variants = [("long", {}, []), ("long", {}, ["--lenient"]), ("long", {}, ["--encoding", "cp1251"])]
+            variants += [("long", {option: value}, ["--set", f"{option}={value}"])
+                         for option, value in (("head", "doubles-list"), ("head", "none"),
+                                               ("block", "opponent-in-home"), ("block", "none"),
+                                               ("block-check", "every-step"), ("block-path", "mover"))]
+            if args.rulesets:
+                from nardtools.rules import rulesets
+
+                variants += [(rs.name, {}, []) for rs in rulesets() if rs.rules.is_long and rs.name != "long"]
+            for k, (ruleset, options, extra) in enumerate(variants):
+                folder = long_games if ruleset == "long" and not options else Path(tmp, f"long-{k}")
+                try:
+                    n = count if folder == long_games else long_archive(folder, args.long_games, ruleset, options)
+                except ValueError as e:  # gul-bara: .mat has no way to write dice carried over
+                    print(f"  --rules {ruleset}: not measured ({str(e).split(';')[0]})")
+                    continue
+                t, _ = best([*nard, "-j", str(cores), "--rules", ruleset, *extra, str(folder)], args.repeat, env=env)
+                name = f"  --rules {ruleset} {' '.join(extra)}"
+                print(f"{name:<58} {t:>8.3f} {n / t:>8,.0f} games/s")
     if not gnubg:
         print("(GNU Backgammon not installed: apt-get install gnubg to measure the anchor)")
 
 
-def long_archive(folder: Path, games: int) -> int:
-    """Random 7-point Long Nardy matches (seeds 0, 1, ...) until ``games`` games, one file each."""
+def long_archive(folder: Path, games: int, ruleset: str = "long", options: dict[str, str] | None = None) -> int:
+    """Random 7-point Long Nardy matches under ``ruleset`` with ``options``
+    (seeds 0, 1, ...) until ``games`` games, one file each."""
     from nardtools import find_ruleset
     from nardtools.notation.mat import export_mat
     from nardtools.notation.replay import replay_match
@@ -126,8 +154,8 @@ def long_archive(folder: Path, games: int) -> int:
     folder.mkdir()
     total = seed = 0
     while total < games:
-        record = random_match(find_ruleset("long"), 7, seed)
-        (folder / f"long-{seed:04d}.mat").write_text(export_mat(replay_match(record, rules="long")))
+        record = random_match(find_ruleset(ruleset).with_options(options or {}), 7, seed)
+        (folder / f"long-{seed:04d}.mat").write_text(export_mat(replay_match(record, rules=ruleset, options=options)))
         total += len(record.games)
         seed += 1
     return total

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import os
 import struct
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -55,12 +56,17 @@ def pack_rules(rules: Rules) -> bytes:
     return struct.pack(f"<{len(values)}i", *(int(v) for v in values))
 
 
-def mat_file(path: str, data: bytes | None = None) -> tuple[bytes, Ruleset] | None:
-    """A ``.mat`` file's bytes and the ruleset its tags name, when the core can
-    read it alone; ``None`` when the core is absent, the file is standard input
-    or larger than :data:`~nardtools.notation.source.IN_MEMORY`, cannot be
-    read, or has tags the core does not read as the reference does (the
-    reference then reads it, and reports whatever is wrong)."""
+def mat_file(path: str, data: bytes | None = None, rules: str | None = None,
+             options: Mapping[str, str] | None = None, encoding: str | None = None) -> tuple[bytes, Ruleset] | None:
+    """A ``.mat`` file's bytes and the ruleset it is replayed under (its tags',
+    or ``rules`` and ``options`` on top of them, as
+    :func:`~nardtools.notation.replay.record_ruleset` decides), when the core
+    can read it alone; ``None`` when the core is absent, the file is standard
+    input or larger than :data:`~nardtools.notation.source.IN_MEMORY`, cannot
+    be read, has tags the core does not read as the reference does, or is
+    not plain ASCII while an ``encoding`` is given (the core reads bytes as
+    UTF-8; plain ASCII reads the same in any encoding that extends it).  The
+    reference then reads it, and reports whatever is wrong."""
     from .errors import NardtoolsError
     from .notation.source import IN_MEMORY
     from .notation.tags import tags_ruleset
@@ -74,10 +80,25 @@ def mat_file(path: str, data: bytes | None = None) -> tuple[bytes, Ruleset] | No
             data = Path(path).read_bytes()
     except OSError:
         return None
+    if encoding is not None and not (data.isascii() and _extends_ascii(encoding)):
+        return None
     tags = CORE.mat_tags(data)
     if tags is None:
         return None
     try:
-        return data, tags_ruleset(tuple(tags))
-    except NardtoolsError:
+        return data, tags_ruleset(tuple(tags), rules, tuple(sorted((options or {}).items())))
+    except NardtoolsError:  # an unknown ruleset, a ruleset of the other game: the reference says so
         return None
+
+
+_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n\r"
+
+
+@functools.lru_cache(maxsize=64)
+def _extends_ascii(encoding: str) -> bool:
+    """Whether ``encoding`` reads plain ASCII as ASCII (UTF-8, Windows-1251,
+    KOI8-R, Latin-1 do; UTF-16 does not)."""
+    try:
+        return _ASCII.decode(encoding) == _ASCII.decode("ascii")
+    except (LookupError, UnicodeDecodeError):
+        return False

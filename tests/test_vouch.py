@@ -306,3 +306,68 @@ def test_validate_gives_the_same_reports_with_and_without_the_compiled_check(mon
     monkeypatch.setattr(validate, "CORE", None)
     slow = [r.as_dict() for r in validate.validate_paths(files, jobs=1)]
     assert fast == slow
+
+
+# ---------------------------------------------------------------------------
+# The fast path under every named ruleset, every option value, lenient mode and
+# a given encoding (issue 22): whatever the core vouches for, the replay under
+# the same rules finds clean, with the same counts.
+
+def _agrees_under(data: bytes, rules: str | None, options: dict[str, str], lenient: bool,
+                  encoding: str | None) -> bool | None:
+    """None when the core hands the file back; else whether it agrees with the replay."""
+    quick_report = validate.vouched("x.mat", rules, options, lenient, encoding, data=data)
+    if quick_report is None:
+        return None
+    report = validate.replay_file("x.mat", rules, options, lenient, encoding, data=data)
+    clean = not report.unreadable and not report.problems
+    return clean and (quick_report.games, quick_report.complete_games, quick_report.turns) == \
+        (report.games, report.complete_games, report.turns) and quick_report.encoding == report.encoding
+
+
+LONG_OPTIONS = [{}] + [{name: value} for name in ("head", "block", "block-check", "block-path")
+                       for value in __import__("nardtools.rules", fromlist=["Rules"]).Rules.option_doc(name)[2]]
+ENCODINGS = [None, "utf-8", "cp1251", "koi8-r", "latin-1", "utf-16"]
+
+
+@pytest.mark.parametrize("ruleset", [rs.name for rs in rulesets() if rs.rules.is_long and rs.rules.remainder != "opponent"])
+def test_the_core_vouches_under_every_long_nardy_ruleset_and_option(ruleset):
+    data = export_mat(replay_match(random_match(find_ruleset("long"), 5, 11), rules="long")).encode()
+    served = 0
+    for options in LONG_OPTIONS:
+        for lenient in (False, True):
+            verdict = _agrees_under(data, ruleset, options, lenient, None)
+            assert verdict is not False, (ruleset, options, lenient)
+            served += verdict is True
+    for encoding in ENCODINGS:
+        verdict = _agrees_under(data, ruleset, {}, False, encoding)
+        assert verdict is not False, (ruleset, encoding)
+        assert verdict is None if encoding == "utf-16" else True  # UTF-16 reads ASCII otherwise
+    if ruleset == "long":
+        assert served == 2 * len(LONG_OPTIONS) - 2  # all but head=none, under which this record has illegal plays
+    assert served > 0
+
+
+@needs_corpus
+@pytest.mark.parametrize("ruleset", [rs.name for rs in rulesets() if not rs.rules.is_long
+                                     and rs.rules.remainder != "opponent"])
+def test_the_core_vouches_for_the_corpus_under_every_backgammon_ruleset(ruleset):
+    served = 0
+    for path in FILES[::8]:
+        data = path.read_bytes()
+        for lenient, encoding in ((False, None), (True, None), (False, "latin-1")):
+            verdict = _agrees_under(data, ruleset, {}, lenient, encoding)
+            assert verdict is not False, (path.name, ruleset, lenient, encoding)
+            served += verdict is True
+    assert served > 0 or ruleset in ("hypergammon", "nackgammon", "dutch")  # another start: every file differs
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.sampled_from([rs.name for rs in rulesets() if rs.rules.is_long
+                                                    and rs.rules.remainder != "opponent"]),
+       st.sampled_from(LONG_OPTIONS), st.booleans())
+def test_mutated_long_nardy_records_agree_under_any_rules(seed, ruleset, options, lenient):
+    rng = random.Random(seed)
+    data = export_mat(replay_match(random_match(find_ruleset(ruleset), 3, seed), rules=ruleset)).encode()
+    for _ in range(3):
+        assert _agrees_under(_mutate(data, rng), ruleset, options, lenient, None) is not False

@@ -142,8 +142,8 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: s
     from ..notation.reading import open_record
     from ..notation.replay import reading_problems, replay_games
 
-    if encoding is None and analyse is None:
-        fast = core_file_stats(path, data, turns=turns, race_points=race_points)
+    if analyse is None:
+        fast = core_file_stats(path, data, turns=turns, race_points=race_points, encoding=encoding)
         if fast is not None:
             if on_turns is not None and fast.turns is not None:
                 on_turns(fast.turns)
@@ -186,13 +186,14 @@ _SOURCES = ("none", "replay", "record")
 
 
 def core_file_stats(path: str, data: bytes | None = None, *, turns: bool = False,
-                    race_points: int = 6) -> FileStats | None:
+                    race_points: int = 6, encoding: str | None = None) -> FileStats | None:
     """The statistics of a ``.mat`` file the compiled core replays without a
-    doubt (the same figures as the replay here), or ``None``."""
+    doubt (the same figures as the replay here), or ``None`` (see
+    :func:`~nardtools.core.mat_file` for ``encoding``)."""
     from ..core import CORE, mat_file, pack_rules
     from .bearoff import BearoffDatabase
 
-    read = mat_file(path, data)
+    read = mat_file(path, data, encoding=encoding)
     if read is None or CORE is None:
         return None
     data, ruleset = read

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import NardtoolsError
 from .reading import RECORD_SUFFIXES, expand_paths, open_record, read_record
+from .sniff import check_encoding
 
 if TYPE_CHECKING:
     from .replay import Problem
@@ -64,19 +65,22 @@ class FileReport:
 
 def vouched(path: str, rules: str | None = None, options: Mapping[str, str] | None = None,
             lenient: bool = False, encoding: str | None = None, data: bytes | None = None) -> FileReport | None:
-    """The report of a file the compiled core vouches for (clean, and read
-    under the file's own rules), else ``None``: the file must be replayed."""
-    if CORE is None or rules is not None or options or lenient or encoding:
-        return None
-    read = mat_file(path, data)
-    if read is None:
+    """The report of a file the compiled core vouches for (clean under the
+    rules it is replayed by: the file's own, or ``rules`` and ``options`` on
+    top of its tags), else ``None``: the file must be replayed.  A clean
+    file's lenient replay is its strict one, so ``lenient`` changes nothing
+    here; with an ``encoding`` only a plain ASCII file is vouched for
+    (:func:`~nardtools.core.mat_file`)."""
+    read = mat_file(path, data, rules, options, encoding)
+    if read is None or CORE is None:
         return None
     counts = CORE.mat_vouch(read[0], pack_rules(read[1].rules))
     if counts is None:
         return None
     games, complete, turns = counts
-    return FileReport(path, "mat", games=games, complete_games=complete, turns=turns, encoding="utf-8",
-                      encoding_why="ASCII")
+    named = (check_encoding(encoding), "given") if encoding else ("utf-8", "ASCII")
+    return FileReport(path, "mat", games=games, complete_games=complete, turns=turns, encoding=named[0],
+                      encoding_why=named[1])
 
 
 def validate_file(path: str, rules: str | None = None, options: Mapping[str, str] | None = None,
