@@ -1,6 +1,7 @@
 """The compiled parts of nardtools; everything else is in pyproject.toml.
 
-``nardtools._core`` (nardtools/_core/*.c) is the compiled core of the rules.
+``nardtools._core`` (built from csrc/*.c, outside the package so that the
+sources never import as a namespace package) is the compiled core of the rules.
 It is optional at install time: without a C compiler the package installs
 without it and the readable Python reference does all the work (slowly).  The
 tests require it unless ``NARDTOOLS_ENGINE=reference`` is set.
@@ -13,6 +14,6 @@ from setuptools import Extension, setup
 FLAGS = ["-O2", "-std=c11"]
 
 setup(ext_modules=[
-    Extension("nardtools._core", sorted(glob("nardtools/_core/*.c")), depends=["nardtools/_core/core.h"],
+    Extension("nardtools._core", sorted(glob("csrc/*.c")), depends=sorted(glob("csrc/*.h")),
               optional=True, extra_compile_args=FLAGS),
 ])

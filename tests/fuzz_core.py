@@ -33,7 +33,7 @@ SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "
 
 def build(folder: Path) -> Path:
     """The core compiled with the sanitizers, as ``folder/_core.so``."""
-    sources = sorted(glob.glob(str(ROOT / "nardtools" / "_core" / "*.c")))
+    sources = sorted(glob.glob(str(ROOT / "csrc" / "*.c")))
     out = folder / "_core.so"
     subprocess.run(["gcc", "-shared", "-fPIC", *SANITIZE, f"-I{sysconfig.get_paths()['include']}",
                     *sources, "-o", str(out)], check=True)

@@ -227,7 +227,7 @@ def _check_brute(db, few, fifteen):  # type: ignore[no-untyped-def]
 @pytest.mark.skipif(CORE is None, reason="the reference-only run")
 @pytest.mark.parametrize("points", [1, 3, 4])
 def test_the_core_builds_what_the_reference_builds(points):
-    """The compiled builders (nardtools/_core/bearoff.c) against their readable
+    """The compiled builders (csrc/bearoff.c) against their readable
     reference, to the bit: every position, quantity, precision and policy."""
     from math import comb
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import random
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +92,16 @@ def test_the_sanitized_core_survives_mutated_records():
                           timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
     assert "no report" in done.stdout
+
+
+def test_the_sources_of_the_core_are_out_of_the_import_path():
+    """Issue 22: the C sources, shipped inside the package as nardtools/_core/,
+    imported as an empty namespace package where no compiler had built the
+    module, and every command failed.  They live in csrc/ now, and the stub
+    beside the module is shipped."""
+    import importlib.util
+
+    package = Path(__file__).resolve().parent.parent / "nardtools"
+    assert not (package / "_core").exists() and (package / "_core.pyi").is_file()
+    spec = importlib.util.find_spec("nardtools._core")
+    assert spec is None or (spec.origin or "").endswith((".so", ".pyd"))

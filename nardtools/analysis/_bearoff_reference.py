@@ -1,5 +1,5 @@
 """The bear-off builders in plain Python: the readable reference of the
-compiled core's (``nardtools/_core/bearoff.c``), with the same functions and
+compiled core's (``csrc/bearoff.c``), with the same functions and
 arguments, used when the core is absent and by the tests that hold the two
 together (they agree to the bit).
 
