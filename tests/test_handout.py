@@ -320,3 +320,21 @@ def test_the_analysis_commands_on_bad_input(tmp_path, game, command, case):
             assert result.exit_code == 0 and "game over:" in result.stdout
         else:
             assert result.exit_code == 0, result.output
+
+
+@pytest.mark.oracle
+def test_the_marks_thresholds_are_gnubgs():
+    """Issue 24, point 4: the marks' thresholds as GNU Backgammon 1.07's
+    ``show analysis`` prints them (doubtful 0.030, bad 0.060, very bad 0.120)."""
+    from nardtools.analysis.analyse import MARKS
+
+    from .gnubg_oracle import GNUBG
+
+    if GNUBG is None:
+        pytest.skip("GNU Backgammon is not installed")
+    shown = subprocess.run([GNUBG, "-t", "-q"], input="show analysis\n", capture_output=True, text=True,
+                           timeout=60).stdout
+    found = {name: float(value) for value, name in re.findall(r"-(\d\.\d+) (doubtful|bad|very bad)\n", shown)}
+    assert found == {"doubtful": 0.03, "bad": 0.06, "very bad": 0.12}
+    assert dict((mark, threshold) for threshold, mark in MARKS) == \
+        {"doubtful": found["doubtful"], "error": found["bad"], "blunder": found["very bad"]}

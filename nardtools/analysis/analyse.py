@@ -11,8 +11,9 @@ For every turn of a replayed record (:func:`analyse_match`):
   the average over the 21 rolls of the best play's equity after each, both
   at 0-ply (so that the luck of every roll of a game sums, on average, to
   zero);
-- **mark**, by the error, with GNU Backgammon's default thresholds:
-  ``doubtful`` from 0.04, ``error`` from 0.08, ``blunder`` from 0.16.
+- **mark**, by the error, with GNU Backgammon 1.07's default thresholds
+  (its ``show analysis``): ``doubtful`` from 0.030, ``error`` (gnubg's
+  "bad") from 0.060, ``blunder`` (gnubg's "very bad") from 0.120.
 
 Per player: the unforced decisions (turns with more than one distinct
 legal result), the error rate (mean equity lost per unforced decision), the
@@ -32,8 +33,9 @@ from .nets import boards_of, equity
 if TYPE_CHECKING:
     from ..notation.replay import ReplayedGame, ReplayedMatch
 
-#: (threshold, mark), the largest first: GNU Backgammon's defaults (cubeless equity).
-MARKS = ((0.16, "blunder"), (0.08, "error"), (0.04, "doubtful"))
+#: (threshold, mark), the largest first: GNU Backgammon 1.07's defaults, as its
+#: ``show analysis`` prints them (doubtful 0.030, bad 0.060, very bad 0.120).
+MARKS = ((0.12, "blunder"), (0.06, "error"), (0.03, "doubtful"))
 #: The glyph written into an annotated record for each mark.
 GLYPHS = {"blunder": "??", "error": "?", "doubtful": "?!"}
 
