@@ -61,6 +61,32 @@ class Event:
     note: str = ""
 
 
+def may_double(rules: Rules, side: int, *, cube: int = 1, cube_owner: int | None = None, match_length: int = 0,
+               score: tuple[int, int] = (0, 0), crawford: bool = False) -> str | None:
+    """``None`` when ``side`` may double at this state of the cube and match,
+    else the reason why not: the one rule of the game machine and of every
+    cube verdict (the ruleset's cube, the Crawford game, the cube's owner, the
+    cube limit, and QuentinC's dead-cube prohibition).
+
+    >>> from nardtools import find_ruleset
+    >>> may_double(find_ruleset("backgammon").rules, 0, cube=64)
+    'the cube is at its limit 64'
+    >>> may_double(find_ruleset("backgammon").rules, 0, cube=2, cube_owner=0) is None
+    True
+    """
+    if not rules.cube:
+        return "the ruleset plays without the doubling cube"
+    if crawford:
+        return "no doubling in the Crawford game"
+    if cube_owner is not None and cube_owner != side:
+        return f"the cube belongs to {PLAYER_NAMES[cube_owner]}"
+    if cube * 2 > rules.cube_limit:
+        return f"the cube is at its limit {rules.cube_limit}"
+    if match_length and not rules.dead_cube and min(match_length - s for s in score) <= cube:
+        return "doubling is forbidden when a side already wins the match with the current cube"
+    return None
+
+
 @dataclass
 class Game:
     """One game under a ruleset, optionally inside a match.
@@ -167,23 +193,12 @@ class Game:
         return legal_plays(self.position, self.dice, self.rules, first_turn=self.first_turn)
 
     def may_double(self) -> str | None:
-        """``None`` when the side on roll may double now, else the reason why not."""
-        rules = self.rules
+        """``None`` when the side on roll may double now, else the reason why
+        not (:func:`may_double`, in the roll phase)."""
         if self.phase is not Phase.ROLL:
             return f"a double is offered before rolling (the game is in phase {self.phase})"
-        if not rules.cube:
-            return "the ruleset plays without the doubling cube"
-        if self.crawford:
-            return "no doubling in the Crawford game"
-        if self.cube_owner is not None and self.cube_owner != self.on_roll:
-            return f"the cube belongs to {PLAYER_NAMES[self.cube_owner]}"
-        if self.cube * 2 > rules.cube_limit:
-            return f"the cube is at its limit {rules.cube_limit}"
-        if not self.is_money and not rules.dead_cube:
-            need = [self.match_length - s for s in self.score]
-            if min(need) <= self.cube:
-                return "doubling is forbidden when a side already wins the match with the current cube"
-        return None
+        return may_double(self.rules, self.on_roll, cube=self.cube, cube_owner=self.cube_owner,
+                          match_length=self.match_length, score=self.score, crawford=self.crawford)
 
     # -------------------------------------------------------------- actions
     def opening_roll(self, die_x: int, die_o: int) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nardtools import Position
+from nardtools import Position, find_ruleset
 from nardtools.analysis.cube import kazaross_xg2, match_hint, money_equities, money_hint, read_met
 from nardtools.analysis.race import race_odds
 
@@ -67,3 +67,62 @@ def test_match_hint_uses_the_score() -> None:
     at_one = match_hint(odds, length=7, score=(6, 3))
     assert at_one.verdict in ("too good to double, pass", "no double, take")
     assert match_hint(odds, length=7, score=(6, 3), crawford=True).verdict.endswith("(Crawford game)")
+
+
+# ---------------------------------------------------------------------------
+# One rule for "may this side double" (issue 22): the game machine and every cube verdict
+
+def test_no_cube_verdict_advises_a_double_the_rules_forbid():
+    from nardtools.analysis.cube import cube_hints
+    from nardtools.analysis.race import race_odds
+    from nardtools.notation.ids import parse_setup
+
+    rules = find_ruleset("backgammon").rules
+    for text, why in (("; cube 64 X", "the cube is at its limit 64"), ("; cube 2 O", "the cube belongs to O")):
+        setup = parse_setup("backgammon X 6:3,5:4,3:2 / 6:4,4:4,2:2" + text)
+        hints = cube_hints(race_odds(setup.position), setup, rules)
+        assert [(h.verdict, h.detail) for h in hints] == [("no double", why)]  # before: "redouble, pass" at 64
+    setup = parse_setup("backgammon X 6:3,5:4,3:2 / 6:4,4:4,2:2; cube 4 X; score 1-3/5")
+    dead = cube_hints(race_odds(setup.position), setup, find_ruleset("quentinc").rules)
+    assert dead[0].verdict == "no double" and "already wins the match" in dead[0].detail
+    assert cube_hints(race_odds(setup.position), setup, rules)[0].verdict != "no double"
+
+
+CASES = [  # ruleset, cube, owner, length, score, crawford: the reason the side on roll (X) may not double
+    ("backgammon", 1, None, 0, (0, 0), False, None),
+    ("backgammon", 2, 0, 0, (0, 0), False, None),
+    ("backgammon", 2, 1, 0, (0, 0), False, "the cube belongs to O"),
+    ("backgammon", 64, 0, 0, (0, 0), False, "the cube is at its limit 64"),
+    ("backgammon", 1, None, 5, (4, 2), True, "no doubling in the Crawford game"),
+    ("backgammon", 4, 0, 5, (1, 3), False, None),  # a dead cube is allowed (QuentinC forbids it)
+    ("quentinc", 4, 0, 5, (1, 3), False, "doubling is forbidden when a side already wins the match with the current cube"),
+    ("long", 1, None, 5, (0, 0), False, "the ruleset plays without the doubling cube"),
+    ("play65-long", 32, None, 0, (0, 0), False, None),
+]
+
+
+@pytest.mark.parametrize("name, cube, owner, length, score, crawford, why", CASES)
+def test_the_game_machine_and_the_verdicts_share_one_rule(name, cube, owner, length, score, crawford, why):
+    """Where the rules forbid a double the game refuses it and no verdict advises it; elsewhere both allow it."""
+    from nardtools.analysis.cube import cube_hints
+    from nardtools.errors import GameStateError
+    from nardtools.game import Game, may_double
+    from nardtools.setup import Setup
+
+    rules = find_ruleset(name).rules
+    assert may_double(rules, 0, cube=cube, cube_owner=owner, match_length=length, score=score, crawford=crawford) == why
+    game = Game(rules, length, score, crawford)
+    game.start(0)
+    game.cube, game.cube_owner = cube, owner
+    assert game.may_double() == why
+    if why is None:
+        game.double()
+    else:
+        with pytest.raises(GameStateError):
+            game.double()
+    start = "long" if rules.is_long else "backgammon"
+    setup = Setup(Position.start(start), cube=cube, cube_owner=owner, match_length=length, score=score,
+                  crawford=crawford)
+    if rules.cube:
+        verdicts = [h.verdict for h in cube_hints(race_odds(Position.from_points(start, {6: 3}, {6: 5})), setup, rules)]
+        assert (verdicts == ["no double"]) == (why is not None and not crawford), verdicts

@@ -256,11 +256,18 @@ def cube_hints(odds: RaceOdds, setup: Any, rules: Any, *, cube_owner: str | None
     the side on roll may double (``cube_owner`` overrides the setup's cube),
     and match play when the setup has a match length.  Outcomes are valued by
     ``rules``' scoring table."""
+    from ..game import may_double
+
     values = outcome_values(rules)
     pos = setup.position
     owner = cube_owner or ("centred" if setup.cube_owner is None
                            else "owned" if setup.cube_owner == pos.player else "")
     crawford = setup.crawford and setup.match_length
+    held = {"centred": None, "owned": pos.player}.get(owner, setup.cube_owner)
+    why_not = may_double(rules, pos.player, cube=setup.cube, cube_owner=held, match_length=setup.match_length,
+                         score=setup.score, crawford=bool(crawford))
+    if why_not is not None and not crawford:  # (the Crawford game's hint below still gives the MWC)
+        return [CubeHint("the rules", "no double", why_not)]
     hints = [money_hint(odds, cube_owner=owner, x=x, values=values)] if owner and not crawford else []
     if setup.match_length:
         score = (setup.score[pos.player], setup.score[1 - pos.player])
