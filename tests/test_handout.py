@@ -336,5 +336,5 @@ def test_the_marks_thresholds_are_gnubgs():
                            timeout=60).stdout
     found = {name: float(value) for value, name in re.findall(r"-(\d\.\d+) (doubtful|bad|very bad)\n", shown)}
     assert found == {"doubtful": 0.03, "bad": 0.06, "very bad": 0.12}
-    assert dict((mark, threshold) for threshold, mark in MARKS) == \
+    assert {mark: threshold for threshold, mark in MARKS} == \
         {"doubtful": found["doubtful"], "error": found["bad"], "blunder": found["very bad"]}
