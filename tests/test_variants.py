@@ -14,6 +14,7 @@ from nardtools.notation.native import read_native
 from nardtools.notation.replay import replay_match
 from nardtools.outcome import classify, points_for
 from nardtools.playout import random_game
+from nardtools.rules import rulesets
 
 DUTCH = find_ruleset("dutch").rules
 
@@ -185,3 +186,17 @@ def test_a_games_automatic_double_is_recorded_and_replayed(fmt):
     # more automatic doubles than the rules allow is an error naming the tag
     problems = replay(text.replace('AutoDoubles "1"', 'AutoDoubles "2"', 1)).problems
     assert [p.rule for p in problems][:1] == ["auto-doubles"] and "at most 1" in problems[0].message
+
+
+@pytest.mark.parametrize("name", [rs.name for rs in rulesets() if rs.rules.crazy_doubles == "none"
+                                  and rs.rules.remainder == "lost" and not rs.rules.double_reroll])
+def test_self_play_ends_its_games_under_every_variant(name):
+    """Issue 22: game over was 'fifteen checkers off', and a hypergammon game
+    (three checkers) never ended.  The outcome is the one the rules give the
+    final position."""
+    from nardtools.analysis.selfplay import RandomPlayer, play_game
+
+    ruleset = find_ruleset(name)
+    for seed in range(3):
+        result = play_game(ruleset, RandomPlayer(seed), RandomPlayer(seed + 100), seed, max_turns=2000)
+        assert result.winner in (0, 1) and 0 < result.turns < 2000 and result.points >= 1

@@ -56,7 +56,18 @@ import numpy as np
 
 from ..errors import AnalysisError
 from ..outcome import OutcomeKind, points_for
-from .nets import CLASSES, WEIGHTS_DIR, Network, Networks, boards_of, equity, exact_where_finished, finished, flip
+from .nets import (
+    CLASSES,
+    WEIGHTS_DIR,
+    Network,
+    Networks,
+    boards_of,
+    equity,
+    exact_where_finished,
+    finished,
+    flip,
+    mover_won,
+)
 
 if TYPE_CHECKING:
     from ..dice import Roll
@@ -423,7 +434,7 @@ def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, t
             p, _ = ev.static(rows)
             chosen = int(np.argmin(equity(p, ev.game, options)))
             board, sign, plays = rows[chosen], 1 - sign, plays + 1
-            if board[26] == 15 or (truncate and plays >= truncate):
+            if mover_won(board) or (truncate and plays >= truncate):
                 q = p[chosen]  # the side now on roll's view (exact when the game is over)
                 results[i] = q if sign == 0 else flip(q, ev.game)
                 break

@@ -165,8 +165,14 @@ def consistent(p: np.ndarray, game: str) -> np.ndarray:
 
 
 def finished(rows: np.ndarray) -> np.ndarray:
-    """Which rows (n, 52) are finished games: a side has borne off all fifteen."""
-    return (rows[:, 26] == 15) | (rows[:, 0] == 15)  # type: ignore[no-any-return]
+    """Which rows (n, 52) are finished games: a side has no checker left in
+    play (whatever the ruleset's number of checkers: hypergammon has three)."""
+    return (~rows[:, 27:52].any(axis=1)) | (~rows[:, 1:26].any(axis=1))  # type: ignore[no-any-return]
+
+
+def mover_won(row: np.ndarray) -> bool:
+    """Whether the side that just played (the row's second half) has borne off its last checker."""
+    return not row[27:52].any()
 
 
 def exact_where_finished(p: np.ndarray, rows: np.ndarray, game: str, rules: Rules) -> np.ndarray:
@@ -174,7 +180,7 @@ def exact_where_finished(p: np.ndarray, rows: np.ndarray, game: str, rules: Rule
     finished games' rows replaced by their outcome; returns the mask of them."""
     done = finished(rows)
     for i in np.nonzero(done)[0]:
-        if rows[i, 0] == 15:  # the side on roll has won already
+        if not rows[i, 1:26].any():  # the side on roll has won already
             p[i] = outcome(game, rows[i, 26:], rules)
         else:  # the side that just played has
             p[i] = flip(outcome(game, rows[i, :26], rules), game)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import AnalysisError
 from ..position import HEAD
-from .nets import CLASSES, Network, Networks, encode, equity, exact_where_finished, outcome
+from .nets import CLASSES, Network, Networks, encode, equity, exact_where_finished, mover_won, outcome
 
 if TYPE_CHECKING:
     from ..rules import Rules, Ruleset
@@ -209,7 +209,7 @@ def play_game(ruleset: Ruleset, first: Player, second: Player, seed: int, *,
         if on_turn is not None:
             on_turn(board, rows, chosen)
         board = rows[chosen]
-        if board[26] == 15:
+        if mover_won(board):
             game = ruleset.rules.game.value
             won = outcome(game, board[:26], ruleset.rules)
             return GameResult(turn % 2, round(float(equity(won, game, ruleset.rules))), turn + 1)
