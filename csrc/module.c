@@ -404,12 +404,12 @@ static PyObject *py_mat_stats(PyObject *self, PyObject *const *args, Py_ssize_t 
     int want_turns = PyObject_IsTrue(args[2]);
     if (want_turns < 0) return NULL;
     RaceTables db;
-    Py_buffer dist_view = {0}, gammon_view = {0};
+    Py_buffer dist_view = {0}, gammon_view = {0}, home_view = {0};
     int have_db = args[3] != Py_None;
     if (have_db) {
         int points;
-        PyObject *dist, *gammon;
-        if (!PyArg_ParseTuple(args[3], "iOO", &points, &dist, &gammon)) return NULL;
+        PyObject *dist, *gammon, *home;
+        if (!PyArg_ParseTuple(args[3], "iOOO", &points, &dist, &gammon, &home)) return NULL;
         if (points < 1 || points > 12) return PyErr_Format(PyExc_ValueError, "bear-off tables cover 1-12 points");
         db.points = points;
         if (!table_from(dist, &dist_view, &db.dist, positions_of(points))) return NULL;
@@ -417,10 +417,15 @@ static PyObject *py_mat_stats(PyObject *self, PyObject *const *args, Py_ssize_t 
             PyBuffer_Release(&dist_view);
             return NULL;
         }
+        if (!table_from(home, &home_view, &db.home, positions_of(points))) {
+            PyBuffer_Release(&dist_view);
+            PyBuffer_Release(&gammon_view);
+            return NULL;
+        }
     }
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
-        if (have_db) { PyBuffer_Release(&dist_view); PyBuffer_Release(&gammon_view); }
+        if (have_db) { PyBuffer_Release(&dist_view); PyBuffer_Release(&gammon_view); PyBuffer_Release(&home_view); }
         return NULL;
     }
     MatFile *f = calloc(1, sizeof *f);
@@ -477,7 +482,7 @@ static PyObject *py_mat_stats(PyObject *self, PyObject *const *args, Py_ssize_t 
                         (Py_ssize_t)strlen(f->names[1]), f->length, games, sides, turns, text);
 done:
     PyBuffer_Release(&view);
-    if (have_db) { PyBuffer_Release(&dist_view); PyBuffer_Release(&gammon_view); }
+    if (have_db) { PyBuffer_Release(&dist_view); PyBuffer_Release(&gammon_view); PyBuffer_Release(&home_view); }
     if (st) stats_free(st);
     free(st);
     free(f);
@@ -683,7 +688,7 @@ static PyMethodDef methods[] = {
     {"mat_stats", (PyCFunction)(void (*)(void))py_mat_stats, METH_FASTCALL,
      "mat_stats(data, rules, turns, tables) -> (names, length, games, sides, turns, text) | None\n\n"
      "The statistics of a .mat file the core replays without a doubt (see nardtools.analysis.stats);\n"
-     "tables: (points, dist, gammon_dist) of a bear-off database for the race figures, or None."},
+     "tables: (points, dist, gammon_dist, home_dist) of a bear-off database for the race figures, or None."},
     {"playouts", (PyCFunction)(void (*)(void))py_playouts, METH_FASTCALL,
      "playouts(rules, games, seed, first, trace) -> (results, trace) | None\n\n"
      "Money games first .. first+games-1 of seed, played with uniformly random legal plays\n"

@@ -10,7 +10,7 @@
 /* One array of a bear-off database: rows of `cols` floats (float32 or float64). */
 typedef struct { const void *data; int cols, single; } Table;
 /* The arrays of a one-sided database the race equity needs. */
-typedef struct { int points; Table dist, gammon; } RaceTables;
+typedef struct { int points; Table dist, gammon, home; } RaceTables;   /* all off, first off, all home */
 
 int is_race(const Rules *r, const Board *b);
 long long bearoff_index(const signed char *counts, int points);

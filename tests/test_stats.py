@@ -200,3 +200,42 @@ def test_grouped_turns_stream_to_the_same_table() -> None:
     pd.testing.assert_frame_equal(sink.frame(), expected, check_exact=False, rtol=1e-12)
     with pytest.raises(AnalysisError, match="no column 'nonsense'"):
         GroupSink("turns", ["nonsense"])
+
+
+@pytest.mark.parametrize("name", ["long-5pt-seed1.mat", "nardionline-7pt-seed2.mat", "yellowclub-5pt-seed5.mat"])
+def test_race_figures_of_the_core_and_the_reference_agree_under_each_scoring_table(name, monkeypatch) -> None:
+    """One equity (issue 22): the race figures are probabilities times the
+    ruleset's points in the compiled core and in the reference alike (the core
+    counted a home mars as a mars and valued both at 2; under nardionline a
+    home mars is worth 3)."""
+    from nardtools.analysis import stats
+
+    path = str(ROOT / "examples" / "long-nardy" / name)
+    fast = stats.file_stats(path, turns=True)
+    assert fast.turns is not None
+    monkeypatch.setattr(stats, "core_file_stats", lambda *a, **k: None)
+    slow = stats.file_stats(path, turns=True)
+    assert slow.turns is not None
+    rows = [(a, b) for a, b in zip(fast.turns.rows(), slow.turns.rows())]
+    raced = [(a, b) for a, b in rows if a["race_exact"]]
+    assert len(rows) == len(list(slow.turns.rows())) and len(raced) > 20
+    for a, b in raced:
+        for key in ("pwin_before", "pwin_after", "luck", "race_error"):
+            assert a[key] == pytest.approx(b[key], abs=1e-6), (key, a["game"], a["turn"])
+
+
+def test_race_equity_values_a_home_mars_by_the_scoring_table() -> None:
+    """In a 6-point race both sides are home, so a mars is a home mars: worth 3
+    under nardionline, 2 under long (the hard-coded 2P - 1 + Pg - Plg counted 2 for both)."""
+    from nardtools import Position, find_ruleset
+    from nardtools.analysis.annotate import race_equity
+    from nardtools.analysis.race import race_odds
+
+    position = Position.parse("long X 2:1,1:1 / 6:5,5:5,4:5")  # X bears off in a roll or two; O has none off
+    odds = race_odds(position, db_points=6)
+    assert odds.p_home_mars == pytest.approx(odds.p_gammon) and odds.p_gammon > 0.9
+    long_equity, _ = race_equity(position, 6, find_ruleset("long").rules)
+    online, _ = race_equity(position, 6, find_ruleset("nardionline").rules)
+    p, g = odds.p_win, odds.p_gammon
+    assert long_equity == pytest.approx((p - g) * 1 + g * 2 - (1 - p), abs=1e-9)
+    assert online == pytest.approx((p - g) * 1 + g * 3 - (1 - p), abs=1e-9)

@@ -9,8 +9,10 @@ In a race (no contact left; see :func:`~nardtools.analysis.pips.is_race`)
 whose both sides fit the bear-off database, the race figures are exact:
 
 - ``equity_before``: the cubeless race equity of the side on roll before it
-  rolls, ``P(win) - P(lose) + P(gammon) - P(lose gammon)`` (a gammon or mars
-  counts double; no backgammon is possible once both sides are home);
+  rolls: every outcome's probability times its points under the ruleset's
+  scoring table, at cube 1 (a single, a gammon or mars, a home mars: under
+  ``nardionline`` a home mars is worth 3; no backgammon is possible once both
+  sides are home);
 - ``equity_best`` / ``equity_after``: after the roll, played best / as played
   (the opponent's odds with the opponent on roll, from the mover's side);
 - ``luck = equity_best - equity_before``: what the roll gave or took;
@@ -36,8 +38,9 @@ from ..engine import legal_plays
 from ..notation.replay import ReplayedGame
 from ..play import Step
 from ..position import Position
+from ..rules import Rules
 from .pips import is_race
-from .race import fits, race_odds
+from .race import expected_points, fits, race_odds
 
 #: Race equities closer than this are a tie (the bear-off database's odds
 #: carry about seven digits): a play that ties the best loses nothing, and
@@ -103,15 +106,17 @@ class TurnNote:
         return d
 
 
-def race_equity(position: Position, db_points: int = 6) -> tuple[float, float] | None:
+def race_equity(position: Position, db_points: int = 6, rules: Rules | None = None) -> tuple[float, float] | None:
     """``(equity, P(win))`` of the side on roll when ``position`` is a race
-    with both sides in the ``db_points`` bear-off database, else None."""
+    with both sides in the ``db_points`` bear-off database, else None.  The
+    equity is every outcome's probability times its points under the scoring
+    table of ``rules`` (default: the game's usual ruleset), as
+    :func:`.race.expected_points` values them."""
     if not (fits(position.mover, db_points) and fits(position.opponent, db_points) and is_race(position)):
         return None
-    odds = race_odds(position, db_points=db_points)
-    p_win = min(1.0, max(0.0, odds.p_win))  # (sums of float32 distributions)
-    equity = 2 * p_win - 1 + odds.p_gammon - odds.p_lose_gammon
-    return equity, p_win
+    odds = race_odds(position, db_points=db_points, rules=rules)
+    odds.p_win = min(1.0, max(0.0, odds.p_win))  # (sums of float32 distributions)
+    return expected_points(odds, position, rules), odds.p_win
 
 
 def annotate_game(replayed: ReplayedGame, *, race_points: int = 6, race: bool = True) -> list[TurnNote]:
@@ -129,12 +134,12 @@ def annotate_game(replayed: ReplayedGame, *, race_points: int = 6, race: bool = 
         figures: dict[str, Any] = {}
         if race and is_race(t.before):
             figures["race"] = True
-            before = race_equity(t.before, race_points)
-            after = race_equity(t.after, race_points)
+            before = race_equity(t.before, race_points, rules)
+            after = race_equity(t.after, race_points, rules)
             if before is not None and after is not None:
                 best_equity, best = -9.0, ""
                 for lp in plays:
-                    e = race_equity(lp.result, race_points)
+                    e = race_equity(lp.result, race_points, rules)
                     assert e is not None  # a race stays a race, and no checker leaves home
                     if -e[0] > best_equity:
                         best_equity, best = -e[0], str(lp.play)

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import AnalysisError
-from ..position import BAR, GameKind, Position
+from ..position import BAR, OFF, GameKind, Position
 from .bearoff import MAX_ROLLS, BearoffDatabase
 from .pips import is_race
 
@@ -105,7 +105,7 @@ def _side_exact(side: tuple[int, ...], db: BearoffDatabase) -> SideRace:
     i = db.index(side[1:db.points + 1])
     pips = sum(p * side[p] for p in range(1, 25))
     mean = float(db.mean[i])
-    full = sum(side[1:25]) == 15
+    full = side[OFF] == 0  # nothing off yet: a gammon (mars) can still happen, whatever the checkers
     first = _padded(db.gammon_dist[i]) if full else _point_mass()
     home = _padded(db.home_dist[i]) if full else _point_mass()
     return SideRace(pips, mean, mean * 49 / 6, _padded(db.dist[i]), first, True, home)
@@ -130,7 +130,7 @@ def _rollout(side: tuple[int, ...], kind: GameKind, db: BearoffDatabase, trials:
         {"block": "none", "head-limit": "0"} if kind is GameKind.LONG else {})
     empty = tuple([15] + [0] * 25)
     dist, first, home = np.zeros(MAX_ROLLS), np.zeros(MAX_ROLLS), np.zeros(MAX_ROLLS)
-    full = sum(side[1:26]) == 15
+    full = side[OFF] == 0
     for _ in range(trials):
         me = side
         rolls = 0
@@ -219,8 +219,8 @@ def race_odds(position: Position, *, db_points: int | None = None, trials: int =
     tail = {name: a[::-1].cumsum()[::-1] for name, a in
             (("po", po), ("go", go), ("gm", gm), ("ho", ho), ("hm", hm))}  # P(needs >= j)
     p_win = float((pm * tail["po"]).sum())
-    opponent_full = sum(position.opponent[1:26]) == 15
-    mover_full = sum(position.mover[1:26]) == 15
+    opponent_full = position.opponent[OFF] == 0  # (a gammon needs no checker off: hypergammon has three)
+    mover_full = position.mover[OFF] == 0
     p_gammon = float((pm * tail["go"]).sum()) if opponent_full else 0.0
     p_lose_gammon = float((po[:-1] * tail["gm"][1:]).sum()) if mover_full else 0.0
     p_home_mars = p_lose_home_mars = 0.0

@@ -199,7 +199,7 @@ def core_file_stats(path: str, data: bytes | None = None, *, turns: bool = False
     data, ruleset = read
     rules = ruleset.rules
     db = BearoffDatabase.cached(race_points)
-    got = CORE.mat_stats(data, pack_rules(rules), turns, (db.points, db.dist, db.gammon_dist))
+    got = CORE.mat_stats(data, pack_rules(rules), turns, (db.points, db.dist, db.gammon_dist, db.home_dist))
     if got is None:
         return None
     (first, second), length, games, sides, turn_bytes, text = got
