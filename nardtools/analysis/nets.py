@@ -167,7 +167,8 @@ def consistent(p: np.ndarray, game: str) -> np.ndarray:
 def finished(rows: np.ndarray) -> np.ndarray:
     """Which rows (n, 52) are finished games: a side has no checker left in
     play (whatever the ruleset's number of checkers: hypergammon has three)."""
-    return (~rows[:, 27:52].any(axis=1)) | (~rows[:, 1:26].any(axis=1))  # type: ignore[no-any-return]
+    in_play = np.count_nonzero(rows[:, 27:52], axis=1) * np.count_nonzero(rows[:, 1:26], axis=1)
+    return in_play == 0  # type: ignore[no-any-return]
 
 
 def mover_won(row: np.ndarray) -> bool:
