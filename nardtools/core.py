@@ -13,10 +13,11 @@ the extension module, or ``None`` when it is absent or
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import struct
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -33,6 +34,35 @@ if os.environ.get("NARDTOOLS_ENGINE", "") != "reference":
         from . import _core as CORE
     except ImportError:  # pragma: no cover - built without a C compiler
         CORE = None
+
+_IN_USE = [True]  # False within reference_engine()
+
+
+def compiled() -> ModuleType | None:
+    """The compiled core for the rules' fast paths (legal plays, judgements,
+    records, playouts, self-play): ``CORE``, or ``None`` within
+    :func:`reference_engine` as where it was not built."""
+    return CORE if _IN_USE[0] else None
+
+
+@contextlib.contextmanager
+def reference_engine() -> Iterator[None]:
+    """Within it, every path that would ask the compiled core about the rules
+    asks the readable reference instead, even where the core is built (for
+    checking the core): legal plays, judgements, ``validate``'s and
+    ``stats``' compiled check of records, playouts and self-play.
+
+    >>> from nardtools import Position, Roll, legal_plays
+    >>> with reference_engine():
+    ...     len(legal_plays(Position.start(), Roll(3, 1), "backgammon")), compiled()
+    (16, None)
+    """
+    before = _IN_USE[0]
+    _IN_USE[0] = False
+    try:
+        yield
+    finally:
+        _IN_USE[0] = before
 
 _HEAD = {"general": 0, "doubles-list": 1, "none": 2}
 _BLOCK = {"none": 0, "ahead": 1, "opponent-in-home": 2}
@@ -71,7 +101,8 @@ def mat_file(path: str, data: bytes | None = None, rules: str | None = None,
     from .notation.source import IN_MEMORY
     from .notation.tags import tags_ruleset
 
-    if CORE is None:
+    core = compiled()
+    if core is None:
         return None
     try:
         if data is None:
@@ -82,7 +113,7 @@ def mat_file(path: str, data: bytes | None = None, rules: str | None = None,
         return None
     if encoding is not None and not (data.isascii() and _extends_ascii(encoding)):
         return None
-    tags = CORE.mat_tags(data)
+    tags = core.mat_tags(data)
     if tags is None:
         return None
     try:

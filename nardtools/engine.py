@@ -16,7 +16,6 @@ among what is left.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import itertools
@@ -25,7 +24,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .core import CORE, pack_rules
+from .core import compiled, pack_rules
+from .core import reference_engine as reference_engine  # (part of this module's interface)
 from .dice import Dice, Roll
 from .errors import Violation, play_error
 from .play import Play, Step, point_text
@@ -417,30 +417,11 @@ def _select(turn: _Turn, reach: _Reach) -> list[_Candidate]:
 # (tests/test_core.py); the search above is the reference it follows, and the
 # fallback when the core is absent or NARDTOOLS_ENGINE=reference.
 
-_USE_CORE = [True]
-
-
-@contextlib.contextmanager
-def reference_engine() -> Iterator[None]:
-    """Within it, legal plays and judgements come from the readable
-    reference alone, even where the core is built (for checking the core).
-
-    >>> with reference_engine():
-    ...     len(legal_plays(Position.start(), Roll(3, 1), "backgammon"))
-    16
-    """
-    before = _USE_CORE[0]
-    _USE_CORE[0] = False
-    try:
-        yield
-    finally:
-        _USE_CORE[0] = before
-
-
 def _legal(turn: _Turn, *, core: bool = True) -> Sequence[_Candidate]:
     """The legal ends of turn, from the core when it is there."""
-    if core and CORE is not None and _USE_CORE[0]:
-        rows = CORE.legal_plays(pack_rules(turn.rules), turn.position.mover, turn.opp, turn.dice,
+    compiled_core = compiled() if core else None
+    if compiled_core is not None:
+        rows = compiled_core.legal_plays(pack_rules(turn.rules), turn.position.mover, turn.opp, turn.dice,
                                 turn.whole_roll, int(turn.first_turn))
         if rows is not None:
             return [_Candidate((used, die), steps, me, tuple(p for p in range(1, 25) if mask >> p & 1))
@@ -639,8 +620,9 @@ def _judge(position: Position, roll: Roll | Dice, play: Play | str, rules: Rules
     if isinstance(play, str):
         play = Play.parse(play)
     turn = _Turn(position, roll, rules, first_turn)
-    if core and CORE is not None and _USE_CORE[0]:
-        judged = CORE.judge(pack_rules(turn.rules), position.mover, turn.opp, turn.dice, turn.whole_roll,
+    compiled_core = compiled() if core else None
+    if compiled_core is not None:
+        judged = compiled_core.judge(pack_rules(turn.rules), position.mover, turn.opp, turn.dice, turn.whole_roll,
                             int(turn.first_turn), tuple((st.source, st.target) for st in play.steps))
         if judged is not None:
             steps, mover, opponent, dice_used = judged

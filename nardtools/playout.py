@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .core import CORE, pack_rules
+from .core import compiled, pack_rules
 from .dice import Roll, SplitMix64
 from .engine import legal_plays
 from .errors import GameStateError
@@ -116,8 +116,9 @@ def playouts(ruleset: Ruleset, games: int, seed: int, *, first: int = 0, trace: 
     >>> [g.winner for g in playouts(find_ruleset("long"), 4, seed=1)]
     [1, 1, 1, 0]
     """
-    if core and CORE is not None:
-        got = CORE.playouts(pack_rules(ruleset.rules), games, seed, first, trace)
+    compiled_core = compiled() if core else None
+    if compiled_core is not None:
+        got = compiled_core.playouts(pack_rules(ruleset.rules), games, seed, first, trace)
         if got is not None:
             return _decoded(ruleset, *got)
     return [_played(ruleset, game_seed(seed, first + i), trace) for i in range(games)]
@@ -171,7 +172,7 @@ def replay_playout(ruleset: Ruleset, playout: Playout, on_turn: Callable[[str], 
     """Play a traced game again through :class:`~nardtools.game.Game` with the
     reference engine alone: ``None`` when every play was among the legal plays
     it finds, in the same number, and the game ended alike; else what differs."""
-    from .engine import reference_engine
+    from .core import reference_engine
 
     game = Game(ruleset)
     with reference_engine():
@@ -228,7 +229,7 @@ def selfplay(ruleset: Ruleset, games: int, seed: int, *, check: bool = True,
                 on_game()
     return {"ruleset": ruleset.name, "games": games, "seed": seed, "turns": turns, "checked": check,
             "differences": differences, "outcomes": outcomes, "points": points,
-            "engine": "core" if CORE is not None else "reference",
+            "engine": "core" if compiled() is not None else "reference",
             "seconds": time.perf_counter() - started,
             "rules": {k: str(v) for k, v in ruleset.rules.items()}}
 

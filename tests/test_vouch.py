@@ -303,9 +303,32 @@ def test_mutated_corpus_files(seed, mutations):
 def test_validate_gives_the_same_reports_with_and_without_the_compiled_check(monkeypatch):
     files = [str(p) for p in FILES]
     fast = [r.as_dict() for r in validate.validate_paths(files, jobs=2)]
-    monkeypatch.setattr(validate, "CORE", None)
+    monkeypatch.setattr(validate, "compiled", lambda: None)
     slow = [r.as_dict() for r in validate.validate_paths(files, jobs=1)]
     assert fast == slow
+
+
+def test_the_reference_engine_switch_turns_off_every_compiled_path_of_the_rules():
+    """Issue 22: reference_engine() was honoured by the engine alone; validate's
+    compiled check, the stats path, playouts and self-play kept the core."""
+    from nardtools.analysis.selfplay import successors
+    from nardtools.analysis.stats import core_file_stats
+    from nardtools.core import compiled, reference_engine
+    from nardtools.playout import playouts
+
+    data = FIXTURE
+    assert compiled() is not None and validate.vouched("x.mat", data=data) is not None
+    assert core_file_stats("x.mat", data) is not None
+    board = __import__("nardtools.analysis.selfplay", fromlist=["start_board"]).start_board(find_ruleset("long"))
+    fast_rows = successors(find_ruleset("long").rules, board, (6, 5))
+    with reference_engine():
+        assert compiled() is None and validate.vouched("x.mat", data=data) is None
+        assert core_file_stats("x.mat", data) is None
+        slow_games = playouts(find_ruleset("backgammon"), 3, seed=1)  # (the reference plays them)
+        assert (successors(find_ruleset("long").rules, board, (6, 5)) == fast_rows).all()  # the same, by the reference
+    assert compiled() is not None
+    assert [(g.winner, g.points, g.turns) for g in playouts(find_ruleset("backgammon"), 3, seed=1)] == \
+        [(g.winner, g.points, g.turns) for g in slow_games]
 
 
 # ---------------------------------------------------------------------------

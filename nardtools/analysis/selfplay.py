@@ -120,12 +120,13 @@ def successors(rules: Rules, board: np.ndarray, dice: tuple[int, ...]) -> np.nda
     """The positions a roll can reach from ``board`` (one row of 52), as rows
     seen by the side that rolls next; one row (the same board, sides swapped)
     when nothing can be played."""
-    from ..core import CORE, pack_rules
+    from ..core import compiled, pack_rules
 
     mover, opponent = tuple(int(v) for v in board[:26]), tuple(int(v) for v in board[26:])
     first_turn = rules.is_long and mover[HEAD] == 15
-    if CORE is not None:
-        data = CORE.successors(pack_rules(rules), mover, opponent, dice, True, int(first_turn))
+    core = compiled()
+    if core is not None:
+        data = core.successors(pack_rules(rules), mover, opponent, dice, True, int(first_turn))
         if data is not None:
             return np.frombuffer(data, np.int8).reshape(-1, 52)
     from ..dice import Roll
@@ -141,11 +142,12 @@ def roll_successors(rules: Rules, boards: np.ndarray) -> tuple[np.ndarray, np.nd
     """For each board row and each of the 21 rolls (``ALL_ROLLS`` order), the
     positions the roll reaches (:func:`successors`), one after another, and
     their counts (boards x 21): the look-ahead's whole first step in one call."""
-    from ..core import CORE, pack_rules
+    from ..core import compiled, pack_rules
 
     boards = np.ascontiguousarray(boards, np.int8).reshape(-1, 52)
-    if CORE is not None:
-        got = CORE.roll_successors(pack_rules(rules), boards.tobytes())
+    core = compiled()
+    if core is not None:
+        got = core.roll_successors(pack_rules(rules), boards.tobytes())
         if got is not None:
             rows, counts = got
             return (np.frombuffer(rows, np.int8).reshape(-1, 52),

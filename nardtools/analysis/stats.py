@@ -190,16 +190,17 @@ def core_file_stats(path: str, data: bytes | None = None, *, turns: bool = False
     """The statistics of a ``.mat`` file the compiled core replays without a
     doubt (the same figures as the replay here), or ``None`` (see
     :func:`~nardtools.core.mat_file` for ``encoding``)."""
-    from ..core import CORE, mat_file, pack_rules
+    from ..core import compiled, mat_file, pack_rules
     from .bearoff import BearoffDatabase
 
     read = mat_file(path, data, encoding=encoding)
-    if read is None or CORE is None:
+    core = compiled()
+    if read is None or core is None:
         return None
     data, ruleset = read
     rules = ruleset.rules
     db = BearoffDatabase.cached(race_points)
-    got = CORE.mat_stats(data, pack_rules(rules), turns, (db.points, db.dist, db.gammon_dist, db.home_dist))
+    got = core.mat_stats(data, pack_rules(rules), turns, (db.points, db.dist, db.gammon_dist, db.home_dist))
     if got is None:
         return None
     (first, second), length, games, sides, turn_bytes, text = got

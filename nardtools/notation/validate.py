@@ -30,7 +30,7 @@ from .sniff import check_encoding
 if TYPE_CHECKING:
     from .replay import Problem
 
-from ..core import CORE, mat_file, pack_rules
+from ..core import compiled, mat_file, pack_rules
 
 __all__ = ["RECORD_SUFFIXES", "FileReport", "expand_paths", "read_record", "replay_file", "validate_file",
            "validate_paths", "vouched"]
@@ -72,9 +72,10 @@ def vouched(path: str, rules: str | None = None, options: Mapping[str, str] | No
     here; with an ``encoding`` only a plain ASCII file is vouched for
     (:func:`~nardtools.core.mat_file`)."""
     read = mat_file(path, data, rules, options, encoding)
-    if read is None or CORE is None:
+    core = compiled()
+    if read is None or core is None:
         return None
-    counts = CORE.mat_vouch(read[0], pack_rules(read[1].rules))
+    counts = core.mat_vouch(read[0], pack_rules(read[1].rules))
     if counts is None:
         return None
     games, complete, turns = counts
