@@ -234,9 +234,12 @@ def read_source(source: str, rules: str | None, game: int | None = None, turn: i
     match = replay_record(source, rules, settings, encoding=encoding, lenient=True)
     setup = match.setup_at(game, turn, player=player)
     chosen = match.game(game)
-    before = [p for p in chosen.problems if p.severity == "error" and (turn is None or p.turn < turn)]
-    for p in before:  # the position is reached through an illegal play: say so
-        typer.echo(f"warning: {str(p).splitlines()[0]} (applied: the position shown comes after it)", err=True)
+    errors = [p for p in chosen.problems if p.severity == "error"]
+    for p in errors:  # the position is reached through an illegal play, or where the replay stopped: say so
+        stop = chosen.stopped and p is errors[-1]
+        if turn is None or p.turn < turn:
+            then = "the replay stops there" if stop else "applied: the position shown comes after it"
+            typer.echo(f"warning: {str(p).splitlines()[0]} ({then})", err=True)
     return Source(setup, match.ruleset, match.record.players, match)
 
 

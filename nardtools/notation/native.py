@@ -175,9 +175,7 @@ def _build(nodes: list[Any], chunk: str, first_line: int, number: int, record: M
     actions, closing = _actions([n for n in nodes if n[0] != "tag"], chunk, first_line, record)
     game.actions = actions
     game.closing = closing
-    if any(c.startswith(REVIEWS) for a in actions for c in a.after) or any(
-            c.startswith(REVIEWS) for c in closing):
-        _attach_reviews(game, record)
+    _attach_reviews(game, record)
     return game
 
 
@@ -357,8 +355,6 @@ def _attach_reviews(game: GameRecord, record: MatchRecord) -> None:
     """Take the game's :data:`REVIEWS` comment out of its comments and put
     each review back on its action, dropping the readable comment that the
     writer derived from it."""
-    from .sgf import review_from_properties
-
     def take(comments: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
         found = [c for c in comments if c.startswith(REVIEWS)]
         return tuple(c for c in comments if not c.startswith(REVIEWS)), found
@@ -370,6 +366,10 @@ def _attach_reviews(game: GameRecord, record: MatchRecord) -> None:
             after, more = take(a.after)
             game.actions[i] = dataclasses.replace(a, after=after)
             found += more
+    if not found:
+        return
+    from .sgf import review_from_properties
+
     for text in found:
         body = text[len(REVIEWS):].rstrip()
         body = body[:-1] if body.endswith("\n]") else body
