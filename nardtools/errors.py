@@ -116,6 +116,11 @@ class GameStateError(NardtoolsError, ValueError):
     in the Crawford game, a roll while a double awaits an answer)."""
 
 
+class ConversionError(NardtoolsError, ValueError):
+    """A record that the target format cannot express (dice carried over in
+    ``.mat`` or SGF, a play SGF cannot write)."""
+
+
 class AnalysisError(NardtoolsError, ValueError):
     """An analysis asked of input it does not apply to (race odds with
     contact, a bear-off position that does not fit a database, a match

@@ -18,15 +18,12 @@ writes what fits and lists the rest; what cannot be written at all is a
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
-from ..errors import NardtoolsError
-from .record import AUTO_DOUBLES, Action, ActionKind, GameRecord
+from ..errors import ConversionError
+from .record import AUTO_DOUBLES, Action
 
-
-class ConversionError(NardtoolsError, ValueError):
-    """A record that the target format cannot express."""
+__all__ = ["ConversionError", "convert", "mat_losses", "sgf_losses"]
 
 
 def convert(replayed: Any, fmt: str) -> tuple[str, list[str]]:
@@ -45,22 +42,6 @@ def convert(replayed: Any, fmt: str) -> tuple[str, list[str]]:
 
         return export_native(replayed), []
     raise ConversionError(f"unknown record format {fmt!r}: mat, sgf or nrd")
-
-
-def with_offers(replayed_game: Any, plays: dict[int, str]) -> GameRecord:
-    """A game's record with every cube offer's value filled in from the replay
-    (a native ``X double`` may leave it out); ``plays`` is re-keyed to the new actions."""
-    offers = replayed_game.offers
-    actions = []
-    for a in replayed_game.record.actions:
-        b = a
-        if a.kind in (ActionKind.DOUBLE, ActionKind.BEAVER) and not a.value and id(a) in offers:
-            b = dataclasses.replace(a, value=offers[id(a)])
-            if id(a) in plays:
-                plays[id(b)] = plays[id(a)]
-        actions.append(b)
-    game: GameRecord = dataclasses.replace(replayed_game.record, actions=actions)
-    return game
 
 
 def _count(n: int, word: str) -> str:

@@ -25,19 +25,19 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..dice import Roll
-from ..errors import InvalidPositionError
+from ..errors import ConversionError, InvalidPositionError
 from ..play import Play
 from .ids import Setup, read_snowie, read_xgid, snowie, xg_position
 from .record import AUTO_DOUBLES, MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError
 from .sniff import MAT_HEADER as _HEADER
 from .sniff import decode, looks_like_mat  # noqa: F401 - part of this module's interface
 from .source import MAX_LINE, Overlong
+from .tags import MAT_TAG
 
 _GAME = re.compile(r"^\s*Game\s+(\d{1,9})\s*$", re.IGNORECASE)
 # (names are stripped after the match: spaces both beside a name and in it made this cubic on long lines)
 _SCORE = re.compile(r"^(?P<n1>.*?):\s*(?P<s1>\d{1,9})\s+(?P<n2>.*):\s*(?P<s2>\d{1,9})\s*$")
 _MOVE = re.compile(r"^\s*(\d{1,9})\)")
-_TAG = re.compile(r'\[\s*([^"\]\s][^"\]]{0,80}?)\s+"([^"]*)"\s*\]')
 _CELL_START = re.compile(
     r"(?<!\S)(?:[1-6][1-6]:|(?:doubles|beavers|raccoons|takes|drops|passes|wins|losses|resigns)\b)",
     re.IGNORECASE,
@@ -81,7 +81,7 @@ def mat_tags(lines: Iterable[str], record: MatchRecord) -> None:
 def _comment(stripped: str, record: MatchRecord, game: GameRecord | None) -> None:
     """A comment line: its tags are the match's, but for a game's own
     (:data:`~nardtools.notation.record.AUTO_DOUBLES`), which belong to ``game``."""
-    tags = _TAG.findall(stripped)
+    tags = MAT_TAG.findall(stripped)
     own = [t for t in tags if t[0] == AUTO_DOUBLES]
     if game is not None:
         game.tags += own
@@ -124,7 +124,7 @@ def mat_games(lines: Iterable[str], record: MatchRecord, *, comments: bool = Tru
             if comments:
                 _comment(stripped, record, game)
             elif game is not None:
-                game.tags += [t for t in _TAG.findall(stripped) if t[0] == AUTO_DOUBLES]
+                game.tags += [t for t in MAT_TAG.findall(stripped) if t[0] == AUTO_DOUBLES]
             continue
         if not header_seen:
             m = _HEADER.match(line)
@@ -326,7 +326,7 @@ def write_mat(record: MatchRecord, plays: Mapping[int, str] | None = None) -> st
     out: list[str] = []
     for key, value in record.tags:
         out.append(f'; [{key} "{value.replace(chr(34), chr(39))}"]')
-    out += [f"; {c}" if c else ";" for c in record.comments if not _TAG.search(c)]
+    out += [f"; {c}" if c else ";" for c in record.comments if not MAT_TAG.search(c)]
     if record.tags or record.comments:
         out.append("")
     out += [f" {record.length} point match", ""]
@@ -365,10 +365,10 @@ def export_mat(replayed: Any) -> str:
     canonical notation under ``; [Variation "LongNardy"]`` and a ``Ruleset`` tag.
 
     The ``.mat`` layout has no place for dice carried over (gul-bara): such a
-    record raises :class:`~nardtools.notation.convert.ConversionError`; what
+    record raises :class:`~nardtools.errors.ConversionError`; what
     else it cannot hold (comments in the movetext, glyphs, variations) is left
     out, and :func:`~nardtools.notation.convert.convert` says so."""
-    from .convert import ConversionError, with_offers
+    from .replay import with_offers
 
     record = replayed.record
     long = replayed.ruleset.rules.is_long
@@ -405,6 +405,6 @@ def export_mat(replayed: Any) -> str:
             ("CubeLimit", str(rules.cube_limit if rules.cube else 1))]
     if "crawford" in overrides:
         tags = [(k, v) for k, v in tags if k.lower() != "crawford"] + [("Crawford", "On" if rules.crawford else "Off")]
-    notes = [c for c in record.comments if not _TAG.search(c)]
+    notes = [c for c in record.comments if not MAT_TAG.search(c)]
     copy = MatchRecord(record.path, "mat", record.length, record.players, tags, notes, games)
     return write_mat(copy, plays)

@@ -31,6 +31,7 @@ from ..position import Position
 from .record import AUTO_DOUBLES, MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError, Review
 from .sniff import looks_native  # noqa: F401 - part of this module's interface
 from .source import MAX_LINE, Overlong
+from .tags import MAT_TAG
 
 if TYPE_CHECKING:
     import pyparsing as pp
@@ -481,12 +482,12 @@ def export_native(replayed: Any, *, games: Collection[int] | None = None,
     these numbers; ``annotate`` may add to each action (glyphs, comments) as
     it is written, as an analysis's handout does, and ``tags`` to each game's
     tags (replacing those of the same names)."""
-    from .convert import with_offers
+    from .replay import with_offers
 
     record = replayed.record
     plays = {id(t.action): str(t.play) for g in replayed.games for t in g.turns}
     copy = dataclasses.replace(record, games=[])
-    notes = tuple(c for c in record.comments if not _MAT_TAG.search(c)) if record.format == "mat" else ()
+    notes = tuple(c for c in record.comments if not MAT_TAG.search(c)) if record.format == "mat" else ()
     for g in replayed.games:
         if games is not None and g.record.number not in games:
             continue
@@ -515,4 +516,3 @@ def export_native(replayed: Any, *, games: Collection[int] | None = None,
     return write_native(copy, plays)
 
 
-_MAT_TAG = re.compile(r'\[\s*[^"\]\s][^"\]]{0,80}?\s+"[^"]*"\s*\]')

@@ -10,6 +10,7 @@ applied and the replay goes on; the other games are always replayed.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -524,3 +525,19 @@ def replay_text(text: str, *, path: str = "", **kw: Any) -> ReplayedMatch:
 
 __all__ = ["Problem", "ReplayedGame", "ReplayedMatch", "ReplayedTurn", "record_ruleset",
            "replay_games", "replay_match", "replay_text"]
+
+
+def with_offers(replayed_game: ReplayedGame, plays: dict[int, str]) -> GameRecord:
+    """A game's record with every cube offer's value filled in from the replay
+    (a native ``X double`` may leave it out); ``plays`` is re-keyed to the new actions."""
+    offers = replayed_game.offers
+    actions = []
+    for a in replayed_game.record.actions:
+        b = a
+        if a.kind in (ActionKind.DOUBLE, ActionKind.BEAVER) and not a.value and id(a) in offers:
+            b = dataclasses.replace(a, value=offers[id(a)])
+            if id(a) in plays:
+                plays[id(b)] = plays[id(a)]
+        actions.append(b)
+    game: GameRecord = dataclasses.replace(replayed_game.record, actions=actions)
+    return game

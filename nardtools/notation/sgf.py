@@ -42,8 +42,10 @@ from typing import Any, Iterator
 
 from .. import __version__
 from ..dice import Roll
+from ..errors import ConversionError
 from ..position import BAR, OFF, Position
 from .record import AUTO_DOUBLES, MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError, Review
+from .tags import MAT_TAG
 
 #: ``GM`` values: backgammon's registered number, and the one nardtools uses for Long Nardy.
 GAME_NUMBERS = {"6": "backgammon", "106": "long"}
@@ -645,10 +647,8 @@ def export_sgf(replayed: Any) -> str:
     ``GC`` as ``[Key "value"]`` lines, as GNU Backgammon keeps a ``.mat``
     file's; the ruleset, when not one GNU Backgammon knows, goes there too.
 
-    Raises :class:`~nardtools.notation.convert.ConversionError` for what SGF
+    Raises :class:`~nardtools.errors.ConversionError` for what SGF
     cannot hold: dice carried over (gul-bara), a board edit in Long Nardy."""
-    from .convert import ConversionError
-    from .mat import _TAG
 
     record = replayed.record
     ruleset = replayed.ruleset
@@ -673,7 +673,7 @@ def export_sgf(replayed: Any) -> str:
     changed = {k: v for k, v in ruleset.overrides().items() if k not in said_by_flags}
     if changed:
         extra.append('[RuleOptions "' + ";".join(f"{k}={v}" for k, v in changed.items()) + '"]')
-    notes = [c for c in record.comments if not _TAG.search(c)]
+    notes = [c for c in record.comments if not MAT_TAG.search(c)]
     flags = [] if long else [f for f, on in (("NoCube", not rules.cube),
                                              ("Crawford", rules.crawford and record.length > 0),
                                              ("Jacoby", rules.jacoby and not record.length)) if on]
@@ -750,7 +750,6 @@ def _writes_node(action: Action) -> bool:
 
 
 def _node(action: Action, play: Any, long: bool, closing: tuple[str, ...] = ()) -> str:
-    from .convert import ConversionError
 
     side = "WB"[action.player]
     kind = action.kind

@@ -11,8 +11,14 @@ compiled check of a file can ask without loading the engine.
 from __future__ import annotations
 
 import functools
+import re
 
 from ..rules import Ruleset, find_ruleset, game_mismatch
+
+#: A tag in a ``.mat`` comment line, ``; [Name "value"]`` (name, value): what
+#: every format's reader and writer of ``.mat`` comments looks for (the
+#: compiled core's csrc/mat.c reads the same pattern).
+MAT_TAG = re.compile(r'\[\s*([^"\]\s][^"\]]{0,80}?)\s+"([^"]*)"\s*\]')
 
 #: .mat ``Variation`` tags and the rulesets and options they select.
 VARIATIONS: dict[str, tuple[str, dict[str, str]]] = {
