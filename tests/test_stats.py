@@ -239,3 +239,25 @@ def test_race_equity_values_a_home_mars_by_the_scoring_table() -> None:
     p, g = odds.p_win, odds.p_gammon
     assert long_equity == pytest.approx((p - g) * 1 + g * 2 - (1 - p), abs=1e-9)
     assert online == pytest.approx((p - g) * 1 + g * 3 - (1 - p), abs=1e-9)
+
+
+def test_a_given_encoding_keeps_the_compiled_path_for_plain_ascii(monkeypatch) -> None:
+    """Issue 22: --encoding turned the compiled path off; for a plain ASCII
+    file every encoding that extends ASCII reads the same text."""
+    from nardtools.analysis import stats
+
+    path = str(ROOT / "examples" / "long-nardy" / "nardionline-7pt-seed2.mat")
+    plain = stats.file_stats(path, turns=True)
+    calls: list[str | None] = []
+    original = stats.core_file_stats
+
+    def spy(*args: object, **kw: object) -> object:
+        calls.append(kw.get("encoding"))  # type: ignore[arg-type]
+        return original(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stats, "core_file_stats", spy)
+    given = stats.file_stats(path, turns=True, encoding="cp1251")
+    assert calls == ["cp1251"] and given.games == plain.games
+    assert given.turns is not None and plain.turns is not None
+    assert list(given.turns.rows()) == list(plain.turns.rows())
+    assert stats.core_file_stats(path, encoding="utf-16") is None  # UTF-16 reads ASCII otherwise: the reference
