@@ -523,10 +523,6 @@ def replay_text(text: str, *, path: str = "", **kw: Any) -> ReplayedMatch:
     return replay_match(read_mat(text, path), **kw)
 
 
-__all__ = ["Problem", "ReplayedGame", "ReplayedMatch", "ReplayedTurn", "record_ruleset",
-           "replay_games", "replay_match", "replay_text"]
-
-
 def with_offers(replayed_game: ReplayedGame, plays: dict[int, str]) -> GameRecord:
     """A game's record with every cube offer's value filled in from the replay
     (a native ``X double`` may leave it out); ``plays`` is re-keyed to the new actions."""
@@ -541,3 +537,7 @@ def with_offers(replayed_game: ReplayedGame, plays: dict[int, str]) -> GameRecor
         actions.append(b)
     game: GameRecord = dataclasses.replace(replayed_game.record, actions=actions)
     return game
+
+
+__all__ = ["Problem", "ReplayedGame", "ReplayedMatch", "ReplayedTurn", "record_ruleset",
+           "replay_games", "replay_match", "replay_text", "with_offers"]
