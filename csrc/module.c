@@ -387,6 +387,11 @@ static int table_from(PyObject *obj, Py_buffer *view, Table *t, Py_ssize_t rows)
     return 1;
 }
 
+static void release_views(Py_buffer *views, int n)
+{
+    for (int i = 0; i < n; i++) PyBuffer_Release(&views[i]);
+}
+
 static long long positions_of(int points)
 {
     long long c = 1;   /* C(points + 15, 15) */
@@ -404,28 +409,24 @@ static PyObject *py_mat_stats(PyObject *self, PyObject *const *args, Py_ssize_t 
     int want_turns = PyObject_IsTrue(args[2]);
     if (want_turns < 0) return NULL;
     RaceTables db;
-    Py_buffer dist_view = {0}, gammon_view = {0}, home_view = {0};
-    int have_db = args[3] != Py_None;
-    if (have_db) {
+    Py_buffer tables[3];   /* the views behind db.dist, db.gammon, db.home */
+    int held = 0;          /* how many of them are held */
+    if (args[3] != Py_None) {
         int points;
-        PyObject *dist, *gammon, *home;
-        if (!PyArg_ParseTuple(args[3], "iOOO", &points, &dist, &gammon, &home)) return NULL;
+        PyObject *obj[3];
+        if (!PyArg_ParseTuple(args[3], "iOOO", &points, &obj[0], &obj[1], &obj[2])) return NULL;
         if (points < 1 || points > 12) return PyErr_Format(PyExc_ValueError, "bear-off tables cover 1-12 points");
         db.points = points;
-        if (!table_from(dist, &dist_view, &db.dist, positions_of(points))) return NULL;
-        if (!table_from(gammon, &gammon_view, &db.gammon, positions_of(points))) {
-            PyBuffer_Release(&dist_view);
-            return NULL;
-        }
-        if (!table_from(home, &home_view, &db.home, positions_of(points))) {
-            PyBuffer_Release(&dist_view);
-            PyBuffer_Release(&gammon_view);
-            return NULL;
-        }
+        Table *into[3] = {&db.dist, &db.gammon, &db.home};
+        for (; held < 3; held++)
+            if (!table_from(obj[held], &tables[held], into[held], positions_of(points))) {
+                release_views(tables, held);
+                return NULL;
+            }
     }
     Py_buffer view;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
-        if (have_db) { PyBuffer_Release(&dist_view); PyBuffer_Release(&gammon_view); PyBuffer_Release(&home_view); }
+        release_views(tables, held);
         return NULL;
     }
     MatFile *f = calloc(1, sizeof *f);
@@ -433,7 +434,7 @@ static PyObject *py_mat_stats(PyObject *self, PyObject *const *args, Py_ssize_t 
     Search *search = thread_search();
     PyObject *out = NULL;
     if (!f || !st || !search) { PyErr_NoMemory(); goto done; }
-    st->db = have_db ? &db : NULL;
+    st->db = held ? &db : NULL;
     st->search = search;
     st->want_turns = want_turns;
     f->r = &r;
@@ -482,7 +483,7 @@ static PyObject *py_mat_stats(PyObject *self, PyObject *const *args, Py_ssize_t 
                         (Py_ssize_t)strlen(f->names[1]), f->length, games, sides, turns, text);
 done:
     PyBuffer_Release(&view);
-    if (have_db) { PyBuffer_Release(&dist_view); PyBuffer_Release(&gammon_view); PyBuffer_Release(&home_view); }
+    release_views(tables, held);
     if (st) stats_free(st);
     free(st);
     free(f);

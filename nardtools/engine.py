@@ -422,7 +422,7 @@ def _legal(turn: _Turn, *, core: bool = True) -> Sequence[_Candidate]:
     compiled_core = compiled() if core else None
     if compiled_core is not None:
         rows = compiled_core.legal_plays(pack_rules(turn.rules), turn.position.mover, turn.opp, turn.dice,
-                                turn.whole_roll, int(turn.first_turn))
+                                         turn.whole_roll, int(turn.first_turn))
         if rows is not None:
             return [_Candidate((used, die), steps, me, tuple(p for p in range(1, 25) if mask >> p & 1))
                     for used, die, me, mask, steps in rows]
@@ -623,7 +623,7 @@ def _judge(position: Position, roll: Roll | Dice, play: Play | str, rules: Rules
     compiled_core = compiled() if core else None
     if compiled_core is not None:
         judged = compiled_core.judge(pack_rules(turn.rules), position.mover, turn.opp, turn.dice, turn.whole_roll,
-                            int(turn.first_turn), tuple((st.source, st.target) for st in play.steps))
+                                     int(turn.first_turn), tuple((st.source, st.target) for st in play.steps))
         if judged is not None:
             steps, mover, opponent, dice_used = judged
             return Judgement(True, None, "legal", Position._trusted(position.kind, mover, opponent, 1 - position.player),

@@ -420,13 +420,14 @@ def rules_for(kind: GameKind, rules: RulesLike = None) -> Rules:
     return options
 
 
-_GAME_NAMES = {GameKind.BACKGAMMON: "backgammon", GameKind.LONG: "Long Nardy"}
+#: Each game's name in prose.
+GAME_NAMES = {GameKind.BACKGAMMON: "backgammon", GameKind.LONG: "Long Nardy"}
 
 
 def game_mismatch(name: str, rules_game: GameKind, position_game: GameKind, what: str = "the position") -> RulesetError:
     """The error for rules of one game applied to a position (or ``what``) of another."""
     quoted = f"ruleset {name!r}" if name != "these rules" else name
     return RulesetError(
-        f"{quoted} is for {_GAME_NAMES[rules_game]}, but {what} is {_GAME_NAMES[position_game]} "
-        f"(use a {_GAME_NAMES[position_game]} ruleset such as {DEFAULT_RULESET[position_game]!r}, "
+        f"{quoted} is for {GAME_NAMES[rules_game]}, but {what} is {GAME_NAMES[position_game]} "
+        f"(use a {GAME_NAMES[position_game]} ruleset such as {DEFAULT_RULESET[position_game]!r}, "
         f"or leave the rules out)")

@@ -148,8 +148,9 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: s
             if on_turns is not None and fast.turns is not None:
                 on_turns(fast.turns)
                 fast.turns = None
-            for _ in fast.games if on_game is not None else ():
-                on_game()  # type: ignore[misc]
+            if on_game is not None:
+                for _ in fast.games:
+                    on_game()
             return fast
     out = FileStats(str(path))
     try:

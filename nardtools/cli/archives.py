@@ -49,7 +49,7 @@ def output_format(fmt: StatsFormat | None, output: Path | None) -> StatsFormat:
     """The format to write: ``--format`` if given, else the output's suffix,
     else a table; a ``--format`` that contradicts the suffix is refused."""
     said = SUFFIX_FORMATS.get(output.suffix.lower()) if output is not None else None
-    if fmt is not None and said is not None and fmt is not said and output is not None:
+    if output is not None and fmt is not None and said not in (None, fmt):
         raise fail(f"{output}: --format {fmt.value} would write {fmt.value} into a {output.suffix} file; "
                    f"name the file for its format or leave --format out (the suffix then decides)")
     return fmt or said or StatsFormat.table

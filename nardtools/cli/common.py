@@ -243,11 +243,16 @@ def read_source(source: str, rules: str | None, game: int | None = None, turn: i
     return Source(setup, match.ruleset, match.record.players, match)
 
 
+def problem_text(p: Problem) -> str:
+    """A replay's problem as `validate` prints it (warnings say so)."""
+    return ("warning: " if p.severity != "error" else "") + str(p)
+
+
 def report_problems(problems: list[Problem], then: str, quiet: bool = False) -> None:
     """Print a replay's problems on stderr as `validate` prints them, say
     what was made of the record (``then``), and exit 1 if any is an error."""
     for p in problems:
-        typer.echo(("warning: " if p.severity != "error" else "") + str(p), err=True)
+        typer.echo(problem_text(p), err=True)
     errors = sum(p.severity == "error" for p in problems)
     if errors and not quiet:
         typer.echo(f"{errors} error{'s' if errors != 1 else ''} in the record: {then}", err=True)

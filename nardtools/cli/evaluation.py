@@ -291,7 +291,7 @@ def analyse_command(
     with progress(total, "analysing", quiet or fmt is OutputFormat.json) as advance:
         result = analyse_match(match, ply=ply, games=chosen, progress=advance,
                                evaluator=evaluator, weights=_path(weights))
-    problems = [p for p in match.problems if chosen is None or p.game in chosen or not p.game]
+    problems = match.problems_of(chosen)
     if output is not None:
         write_output(output, handout(match, result))
         if not quiet:

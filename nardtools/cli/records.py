@@ -21,6 +21,7 @@ from .common import (
     SetOpt,
     command,
     fail,
+    problem_text,
     rule_options,
     ruleset,
 )
@@ -95,7 +96,7 @@ def validate_command(
                 if report.unreadable:
                     typer.echo(f"{report.path}: unreadable: {report.unreadable}")
                 for p in report.problems:
-                    typer.echo(("warning: " if p.severity != "error" else "") + str(p))
+                    typer.echo(problem_text(p))
                 if not quiet and report.encoding not in ("utf-8", "utf-8-sig", "ascii") and not report.unreadable:
                     typer.echo(f"{report.path}: read as {report.encoding} ({report.encoding_why})", err=True)
     seconds = time.perf_counter() - started

@@ -129,5 +129,5 @@ def replay_command(
     if output is not None:
         write_output(output, replay_html(match, game, persian=persian, analysis=turns))
         typer.echo(f"wrote {output}", err=True)
-    report_problems([p for p in match.problems if numbers is None or p.game in numbers or not p.game],
+    report_problems(match.problems_of(numbers),
                     "the replay applies each illegal play that can be carried out and shows its rule")

@@ -90,8 +90,8 @@ class Review:
             return None
         return max(0.0, best[1] - self.plays[self.played][1])
 
-    def cube_text(self, money: bool) -> str:
-        """The cube decision before the roll as a sentence, or ``""``.
+    def cube_text(self, money: bool, label: str = "cube") -> str:
+        """The cube decision before the roll, after ``label``, or ``""``.
 
         >>> Review("gnubg 2-ply", cube=(0.41, 0.52, 0.49)).cube_text(money=True)
         'cube (gnubg 2-ply): no double +0.520, double/take +0.490 (cubeful equities); cubeless equity +0.410'
@@ -104,7 +104,7 @@ class Review:
         else:
             values = (f"no double {100 * no_double:.1f}%, double/take {100 * take:.1f}% "
                       "(cubeful match winning chances)")
-        return f"cube ({self.evaluator}): {values}; cubeless equity {cubeless:+.3f}"
+        return f"{label} ({self.evaluator}): {values}; cubeless equity {cubeless:+.3f}"
 
     def text(self, money: bool) -> str:
         """The review as a reader wants it, on one line: the best play and its

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Collection, Iterable, Iterator, Mapping
 
 from ..dice import Dice, Roll
 from ..engine import check_play, legal_plays
@@ -117,6 +117,11 @@ class ReplayedMatch:
     def problems(self) -> list[Problem]:
         """Reading problems, then every game's problems, in file order."""
         return self.reading_problems + [p for g in self.games for p in g.problems]
+
+    def problems_of(self, games: Collection[int] | None) -> list[Problem]:
+        """:attr:`problems`, of the games numbered ``games`` only (reading problems always)."""
+        return self.reading_problems + [p for g in self.games if games is None or g.record.number in games
+                                        for p in g.problems]
 
     @property
     def reading_problems(self) -> list[Problem]:

@@ -32,6 +32,7 @@ from ..notation.record import Review
 from ..notation.replay import ReplayedGame, ReplayedMatch
 from ..play import Step
 from ..position import BAR, Position
+from ..rules import GAME_NAMES
 from ..setup import Setup
 from .diagram import diagram
 
@@ -103,8 +104,8 @@ def describe(note: TurnNote, names: tuple[str, str], *, persian: bool = False,
 
 def cube_line(review: Review | None, money: bool) -> str:
     """A stored cube analysis (GNU Backgammon's ``DA``) as a sentence, or ``""``."""
-    text = review.cube_text(money) if review is not None else ""
-    return f"Cube before the roll{text[len('cube'):]}." if text else ""
+    text = review.cube_text(money, "Cube before the roll") if review is not None else ""
+    return f"{text}." if text else ""
 
 
 def game_frames(replayed: ReplayedGame, names: tuple[str, str], *, persian: bool = False,
@@ -266,8 +267,7 @@ def page_data(match: ReplayedMatch, games: Sequence[int] | None = None, *, persi
     if chosen and chosen[-1].game.outcome is not None:
         final[chosen[-1].game.outcome.winner] += chosen[-1].game.outcome.points
     title = f"{names[0]} vs {names[1]}" + (f", game {chosen[0].record.number}" if len(chosen) == 1 else "")
-    game_name = "Long Nardy" if match.ruleset.rules.is_long else "backgammon"
-    return {"title": title, "names": list(names), "kind": kind, "game_name": game_name,
+    return {"title": title, "names": list(names), "kind": kind, "game_name": GAME_NAMES[match.ruleset.rules.game],
             "ruleset": match.ruleset.label,
             "cube": match.ruleset.rules.cube, "match_length": record.length, "final": final, "games": data}
 
