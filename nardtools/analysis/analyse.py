@@ -1,23 +1,43 @@
-"""Analysing a played game: the error of every play and the luck of every roll.
+"""Analysing a played game: the error of every play, every cube decision and
+the luck of every roll.
+
+**At the score.**  Plays and cube decisions are judged by *cubeful* equity
+(:mod:`.cubeful`): in a match as EMG at the match score through a match
+equity table (Kazaross-XG2 by default for backgammon, nardtools' own for Long
+Nardy: :mod:`.met`), in money play as money equity per unit of the cube, the
+cube's owner, Jacoby and beaver as the ruleset has them.  ``money=True``
+keeps the cubeless money judgement (points per game at cube 1, the score
+ignored).
 
 For every turn of a replayed record (:func:`analyse_match`):
 
 - **best**: the best play of the roll by :func:`.evaluate.hint` at the chosen
-  ply, and the equity of the play made, from the player's side (cubeless,
-  points per game under the ruleset's scoring table);
-- **error** (≥ 0): how much equity the play made lost against the best (a
+  ply, and the equity of the play made, from the player's side (at 0-ply each
+  result's value with the other side's best cube action, as GNU Backgammon's
+  0-ply; at n-ply the look-ahead's probabilities valued the same way);
+- **error** (>= 0): how much equity the play made lost against the best (a
   play that ties the best loses nothing);
 - **luck**: what the roll gave, the best play's equity after this roll minus
-  the average over the 21 rolls of the best play's equity after each, both
-  at 0-ply (so that the luck of every roll of a game sums, on average, to
-  zero);
+  the average over the 21 rolls of the best play's equity after each, in the
+  same units;
 - **mark**, by the error, with GNU Backgammon 1.07's default thresholds
   (its ``show analysis``): ``doubtful`` from 0.030, ``error`` (gnubg's
   "bad") from 0.060, ``blunder`` (gnubg's "very bad") from 0.120.
 
+**Cube decisions** (:class:`CubeAnalysis`): before each roll where the side
+on roll could double (the ruleset's cube, its owner, the Crawford game, the
+cube limit; not where a double can only lose), no double, double/take and
+double/pass are valued; the doubler's action (``no double`` or ``double``)
+and the taker's answer (``take``, ``pass``, ``beaver``) each get the proper
+action, the equity lost, a mark by the same thresholds and GNU
+Backgammon's alert: ``missed double``, ``wrong double``, ``wrong take``,
+``wrong pass``.  A no-double is listed when it was close (doubling would have
+cost less than 0.16) or a missed double, as gnubg counts them.
+
 Per player: the unforced decisions (turns with more than one distinct
 legal result), the error rate (mean equity lost per unforced decision), the
-total error, the counts of errors and blunders, and the total luck.
+total error, the counts of errors and blunders, the cube decisions with their
+error rate and alerts, and the total luck.
 """
 
 from __future__ import annotations
@@ -27,11 +47,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .evaluate import Evaluator, ranked_plays
+from .cubeful import CubeDecision, cube_decision
+from .evaluate import Evaluator, PlayValue, ranked_plays
 from .nets import boards_of, equity
 
 if TYPE_CHECKING:
     from ..notation.replay import ReplayedGame, ReplayedMatch
+    from ..rules import Rules
+    from .cube import MatchEquityTable
+    from .cubeful import CubeState, Valuer
 
 #: (threshold, mark), the largest first: GNU Backgammon 1.07's defaults, as its
 #: ``show analysis`` prints them (doubtful 0.030, bad 0.060, very bad 0.120).
@@ -73,9 +97,55 @@ class TurnAnalysis:
     where: tuple[int, int] = (0, 0)  # the play's line and column in the record
 
     def as_dict(self) -> dict[str, Any]:
-        return {"turn": self.turn, "player": self.player, "dice": self.dice, "play": self.play, "best": self.best,
-                "error": self.error, "luck": self.luck, "mark": self.mark, "forced": self.forced,
-                "equity": self.equity, "best_equity": self.best_equity, "evaluator": self.evaluator}
+        return {"kind": "play", "turn": self.turn, "player": self.player, "dice": self.dice, "play": self.play,
+                "best": self.best, "error": self.error, "luck": self.luck, "mark": self.mark,
+                "forced": self.forced, "equity": self.equity, "best_equity": self.best_equity,
+                "evaluator": self.evaluator}
+
+
+@dataclass(frozen=True)
+class CubeAnalysis:
+    """One cube decision as analysed: the action of ``player`` (``no
+    double``, ``double``, ``take``, ``pass`` or ``beaver``), the proper one,
+    the equity lost, its mark and GNU Backgammon's alert, with the three
+    values behind them (the doubler's view, in the analysis' units)."""
+
+    game: int
+    turn: int          # the record's move number of the roll (or double) it precedes
+    index: int         # the place, in the game's turns, of the play it precedes
+    player: str
+    side: int
+    action: str
+    best: str
+    error: float
+    mark: str | None
+    alert: str | None
+    decision: CubeDecision
+    cube: int          # the cube before the decision
+    evaluator: str
+    where: tuple[int, int] = (0, 0)
+
+    def as_dict(self) -> dict[str, Any]:
+        d = self.decision
+        return {"kind": "cube", "turn": self.turn, "player": self.player, "action": self.action,
+                "best": self.best, "error": self.error, "mark": self.mark, "alert": self.alert,
+                "proper": d.proper, "cube": self.cube, "no_double": d.no_double, "double_take": d.double_take,
+                "double_pass": d.double_pass, "evaluator": self.evaluator}
+
+    @property
+    def text(self) -> str:
+        """One line for a reader: ``missed double: double, take proper (no double -0.012, double/take
+        +0.031, double/pass +1.000); lost 0.031``."""
+        d = self.decision
+        what = self.alert or (f"{self.action} ({self.mark})" if self.mark else self.action)
+        lost = f"; lost {self.error:.3f}" if self.error > 1e-9 else ""
+        return (f"{what}: {d.proper} proper (no double {d.no_double:+.3f}, double/take {d.double_take:+.3f}, "
+                f"double/pass {d.double_pass:+.3f}){lost}")
+
+
+#: gnubg's cube alerts, and the PlayerAnalysis counter of each.
+ALERTS = {"missed double": "missed_doubles", "wrong double": "wrong_doubles", "wrong take": "wrong_takes",
+          "wrong pass": "wrong_passes"}
 
 
 @dataclass
@@ -89,14 +159,31 @@ class PlayerAnalysis:
     blunders: int = 0
     doubtful: int = 0
     luck: float = 0.0
+    cube_decisions: int = 0
+    cube_error_total: float = 0.0
+    missed_doubles: int = 0
+    wrong_doubles: int = 0
+    wrong_takes: int = 0
+    wrong_passes: int = 0
 
     @property
     def error_rate(self) -> float:
         """Mean equity lost per unforced decision."""
         return self.error_total / self.decisions if self.decisions else 0.0
 
-    def add(self, t: TurnAnalysis) -> None:
-        """Count one of the player's turns."""
+    @property
+    def cube_error_rate(self) -> float:
+        """Mean equity lost per cube decision."""
+        return self.cube_error_total / self.cube_decisions if self.cube_decisions else 0.0
+
+    def add(self, t: TurnAnalysis | CubeAnalysis) -> None:
+        """Count one of the player's turns or cube decisions."""
+        if isinstance(t, CubeAnalysis):
+            self.cube_decisions += 1
+            self.cube_error_total += t.error
+            if t.alert:
+                setattr(self, ALERTS[t.alert], getattr(self, ALERTS[t.alert]) + 1)
+            return
         self.luck += t.luck
         if not t.forced and t.error is not None:
             self.decisions += 1
@@ -107,73 +194,136 @@ class PlayerAnalysis:
 
     def absorb(self, other: PlayerAnalysis) -> None:
         """Add another file's or game's figures of the same player."""
-        self.decisions += other.decisions
-        self.error_total += other.error_total
-        self.errors += other.errors
-        self.blunders += other.blunders
-        self.doubtful += other.doubtful
-        self.luck += other.luck
+        for f in dataclasses.fields(self):
+            if f.name != "player":
+                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
     def as_dict(self) -> dict[str, Any]:
         return {"player": self.player, "decisions": self.decisions, "error_rate": self.error_rate,
                 "error_total": self.error_total, "errors": self.errors, "blunders": self.blunders,
-                "doubtful": self.doubtful, "luck": self.luck}
+                "doubtful": self.doubtful, "luck": self.luck, "cube_decisions": self.cube_decisions,
+                "cube_error_rate": self.cube_error_rate, "cube_error_total": self.cube_error_total,
+                **{name: getattr(self, name) for name in ALERTS.values()}}
 
 
 @dataclass
 class MatchAnalysis:
-    """Every analysed turn, game by game, and the players' figures."""
+    """Every analysed turn and cube decision, game by game, and the players'
+    figures; ``units`` says what the equities are."""
 
     ply: int
     games: dict[int, list[TurnAnalysis]] = field(default_factory=dict)
     players: list[PlayerAnalysis] = field(default_factory=list)
+    cubes: dict[int, list[CubeAnalysis]] = field(default_factory=dict)
+    units: str = "cubeless money equity"
+
+    def entries(self, game: int) -> list[TurnAnalysis | CubeAnalysis]:
+        """A game's plays and cube decisions in the order they were taken."""
+        both: list[TurnAnalysis | CubeAnalysis] = [*self.cubes.get(game, []), *self.games.get(game, [])]
+        return sorted(both, key=lambda t: (t.index, isinstance(t, TurnAnalysis)))
 
     def as_dict(self) -> dict[str, Any]:
-        return {"ply": self.ply,
-                "games": [{"game": g, "turns": [t.as_dict() for t in turns]} for g, turns in self.games.items()],
+        return {"ply": self.ply, "units": self.units,
+                "games": [{"game": g, "turns": [t.as_dict() for t in self.entries(g)]} for g in self.games],
                 "players": [p.as_dict() for p in self.players]}
 
 
+class Judge:
+    """How an analysis values plays and cube decisions: cubeless money
+    (``valuer`` None), or cubeful by a :class:`~.cubeful.Valuer` at the
+    cube and score of each decision."""
+
+    def __init__(self, valuer: Valuer | None = None, *, match: bool = False) -> None:
+        self.valuer, self.match = valuer, match
+
+    @classmethod
+    def for_match(cls, rules: Rules, match_length: int, *, money: bool = False,
+                  met: MatchEquityTable | None = None) -> Judge:
+        """Cubeful at the record's stakes, or cubeless money when ``money``."""
+        from .cubeful import Valuer
+        from .met import default_met
+
+        if money:
+            return cls()
+        return cls(Valuer(rules, met or (default_met(rules) if match_length else None)), match=bool(match_length))
+
+    @property
+    def units(self) -> str:
+        if self.valuer is None:
+            return "cubeless money equity"
+        return f"EMG (match table {self.valuer.met.name})" if self.match else "cubeful money equity per cube"
+
+    @staticmethod
+    def state(game: ReplayedGame, side: int, cube: int, owner: int | None) -> CubeState:
+        """The cube and score of a decision of ``side`` in ``game``."""
+        from .cubeful import CubeState
+
+        g = game.game
+        length = g.match_length
+        score = (g.score[0], g.score[1])
+        return CubeState(cube, owner, side, length, score, bool(g.crawford and length),
+                         jacoby=g.rules.jacoby and not length, beaver=g.rules.beaver and not length)
+
+    def play_value(self, state: CubeState | None) -> PlayValue | None:
+        """How :func:`.evaluate.ranked_plays` values a play's result for the player."""
+        valuer = self.valuer
+        if valuer is None or state is None:
+            return None
+        theirs = state.flipped()
+        return lambda q, rows: -valuer.leaf(q, rows, theirs)
+
+
 def analyse_match(replayed: ReplayedMatch, *, ply: int = 0, games: set[int] | None = None,
-                  evaluator: str = "nardtools", weights: str | None = None,
+                  evaluator: str = "nardtools", weights: str | None = None, money: bool = False,
+                  met: MatchEquityTable | None = None,
                   progress: Callable[[], None] | None = None) -> MatchAnalysis:
-    """Analyse every turn of ``replayed`` (or of the game numbers in ``games``)."""
+    """Analyse every turn and cube decision of ``replayed`` (or of the game
+    numbers in ``games``): cubeful at the score, or cubeless money with
+    ``money``; ``met`` the match equity table (default: the game's)."""
     rules = replayed.ruleset.rules
     ev = Evaluator(rules, weights=weights, evaluator=evaluator)
+    judge = Judge.for_match(rules, replayed.record.length, money=money, met=met)
     names = tuple(n or f"player {i + 1}" for i, n in enumerate(replayed.record.players))
     result = MatchAnalysis(ply, players=[PlayerAnalysis(n) for n in names])
     for game in replayed.games:
         number = game.record.number
         if games is not None and number not in games:
             continue
-        turns = analyse_game(game, ev, names, ply=ply, progress=progress)
-        for t in turns:
+        turns = analyse_game(game, ev, names, ply=ply, progress=progress, judge=judge)
+        cubes = analyse_cube(game, ev, names, judge, ply=ply)
+        for t in [*turns, *cubes]:
             result.players[t.side].add(t)
         result.games[number] = turns
+        result.cubes[number] = cubes
+    result.units = judge.units
     return result
 
 
 def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply: int = 0,
-                 progress: Callable[[], None] | None = None) -> list[TurnAnalysis]:
+                 progress: Callable[[], None] | None = None, judge: Judge | None = None) -> list[TurnAnalysis]:
     """The :class:`TurnAnalysis` of every turn of one replayed game, by the
-    evaluator ``ev`` (its rules are the game's)."""
+    evaluator ``ev`` (its rules are the game's); cubeless money unless a
+    ``judge`` says otherwise."""
     from ..dice import ALL_ROLLS, Roll
     from .selfplay import best_per_roll, roll_successors
 
+    judge = judge or Judge()
     rules = ev.rules
     turns: list[TurnAnalysis] = []
     for index, t in enumerate(game.turns):
         a = t.action
         if a.part or not isinstance(t.dice, Roll):  # dice carried over: rulesets the networks refuse
             continue
-        ranked = ranked_plays(ev, t.before, t.dice, ply, first_turn=t.first_turn)
+        state = judge.state(game, a.player, t.cube, t.cube_owner) if judge.valuer else None
+        worth = judge.play_value(state)
+        ranked = ranked_plays(ev, t.before, t.dice, ply, first_turn=t.first_turn, value=worth)
         best = ranked[0]
         made = next((r for r in ranked if r.result == t.after), None)
         error = None if made is None else max(best.equity - made.equity, 0.0)
         after, counts = roll_successors(rules, boards_of([t.before]))
         p, _ = ev.static(after, database=True)
-        value = equity(p, ev.game, rules)
-        best_by_roll = [-float(v) for v in value[best_per_roll(value, counts)]]
+        mine = worth(p, after) if worth else -equity(p, ev.game, rules)
+        best_by_roll = [float(v) for v in mine[best_per_roll(-mine, counts)]]
         averages = sum(roll.weight / 36 * v for roll, v in zip(ALL_ROLLS, best_by_roll))
         luck = best_by_roll[ALL_ROLLS.index(t.dice)] - averages
         forced = len(ranked) == 1
@@ -184,6 +334,75 @@ def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply
         if progress:
             progress()
     return turns
+
+
+def analyse_cube(game: ReplayedGame, ev: Evaluator, names: Sequence[str], judge: Judge, *,
+                 ply: int = 0) -> list[CubeAnalysis]:
+    """The cube decisions of one replayed game (see the module docstring):
+    none under cubeless money or a ruleset without the cube."""
+    from ..notation.record import ActionKind
+
+    valuer = judge.valuer
+    if valuer is None or not ev.rules.cube:
+        return []
+    turn_of = {id(t.action): i for i, t in enumerate(game.turns)}
+    out: list[CubeAnalysis] = []
+    seen = 0          # turns replayed before the action at hand
+    offer: tuple[Any, CubeDecision, int, int] | None = None  # the double, its decision, index, cube
+    doubled_before: set[int] = set()
+    actions = game.record.actions
+
+    def position_at(index: int) -> Any:
+        if index < len(game.turns):
+            return game.turns[index].before
+        return game.turns[-1].after if game.turns else None
+
+    def decide(index: int, side: int, cube: int, owner: int | None) -> tuple[CubeDecision, str] | None:
+        position = position_at(index)
+        if position is None:
+            return None
+        state = judge.state(game, side, cube, owner)
+        if not state.may_double(ev.rules):
+            return None
+        rows = boards_of([position])
+        p = ev.static(rows, database=True)[0] if ply == 0 else ev.values(rows, ply)
+        d = cube_decision(p, rows, state, ev.rules, valuer=valuer)
+        source = ev.static(rows, database=True)[1][0]
+        return d, source if ply == 0 or source == "terminal" else f"{source}, {ply}-ply"
+
+    def entry(a: Any, index: int, side: int, action: str, d: CubeDecision, cube: int, source: str,
+              where: tuple[int, int]) -> CubeAnalysis:
+        error = d.error(action)
+        return CubeAnalysis(game.record.number, a.number, index, names[side], side, action, d.best_action(action),
+                            error, mark_of(error), d.alert(action), d, cube, source, where)
+
+    for a in actions:
+        if a.kind is ActionKind.DOUBLE and id(a) in game.offers:
+            owner = game.turns[seen - 1].cube_owner if seen else None
+            cube = game.offers[id(a)] // 2
+            found = decide(seen, a.player, cube, owner)
+            if found is not None:
+                d, source = found
+                out.append(entry(a, seen, a.player, "double", d, cube, source, (a.line, a.col)))
+                offer = (a, d, seen, cube)
+                doubled_before.add(seen)
+        elif a.kind in (ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER) and offer is not None:
+            _, d, index, cube = offer
+            action = {ActionKind.TAKE: "take", ActionKind.DROP: "pass", ActionKind.BEAVER: "beaver"}[a.kind]
+            out.append(entry(a, index, a.player, action, d, cube, out[-1].evaluator, (a.line, a.col)))
+            offer = None
+        elif id(a) in turn_of:
+            index = turn_of[id(a)]
+            t = game.turns[index]
+            if index not in doubled_before and not a.part:
+                found = decide(index, a.player, t.cube, t.cube_owner)
+                if found is not None:
+                    d, source = found
+                    c = entry(a, index, a.player, "no double", d, t.cube, source, (a.line, a.col))
+                    if c.alert or d.close():
+                        out.append(c)
+            seen = index + 1
+    return out
 
 
 def recorded_analysis(replayed: ReplayedMatch) -> dict[int, list[TurnAnalysis]]:
@@ -243,18 +462,27 @@ def handout(replayed: ReplayedMatch, analysis: MatchAnalysis) -> str:
     from ..notation.record import Action, ActionKind
 
     by_cell = {t.where: t for turns in analysis.games.values() for t in turns}
+    cubes = {c.where: c for entries in analysis.cubes.values() for c in entries if c.alert or c.mark}
     used = Counter(t.evaluator for t in by_cell.values()).most_common(1)
     main = used[0][0] if used else f"{analysis.ply}-ply"
 
     def annotate(action: Action) -> Action:
+        glyphs, note = action.glyphs, action.after
+        c = cubes.get((action.line, action.col))
+        if c is not None:
+            # a cube action's own mark; a missed double's comment goes on the roll it preceded
+            if c.mark and action.kind is not ActionKind.ROLL:
+                glyphs = glyphs + (GLYPHS[c.mark],)
+            note = note + (f"cube: {c.text}",)
         t = by_cell.get((action.line, action.col)) if action.kind is ActionKind.ROLL else None
-        if t is None or t.error is None:
+        if t is not None and t.error is not None:
+            glyphs = glyphs + ((GLYPHS[t.mark],) if t.mark else ())
+            by = "" if t.evaluator == main else f"{t.evaluator}: "
+            if t.error >= 1e-9:
+                note = note + (f"{by}best {t.best} {t.best_equity:+.3f}; played {t.equity:+.3f}, lost {t.error:.3f}",)
+        if glyphs == action.glyphs and note == action.after:
             return action
-        glyphs = action.glyphs + ((GLYPHS[t.mark],) if t.mark else ())
-        by = "" if t.evaluator == main else f"{t.evaluator}: "
-        note = () if t.error < 1e-9 else (
-            f"{by}best {t.best} {t.best_equity:+.3f}; played {t.equity:+.3f}, lost {t.error:.3f}",)
-        return dataclasses.replace(action, glyphs=glyphs, after=action.after + note)
+        return dataclasses.replace(action, glyphs=glyphs, after=note)
 
-    tags = [("Annotator", f"nardtools {__version__}: {main}")]
+    tags = [("Annotator", f"nardtools {__version__}: {main}; {analysis.units}")]
     return export_native(replayed, games=set(analysis.games), annotate=annotate, tags=tags)

@@ -282,10 +282,16 @@ def hint(position: Position, roll: Roll, rules: RulesLike = None, ply: int = 0, 
     return ranked_plays(ev, position, roll, ply, first_turn=first_turn)
 
 
+#: How a ranking values a play's result: from the probabilities of the side
+#: then on roll (the other side) and the result's rows, the player's equity.
+PlayValue = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
 def ranked_plays(ev: Evaluator, position: Position, roll: Roll, ply: int = 0, *,
-                 first_turn: bool | None = None) -> list[RankedPlay]:
+                 first_turn: bool | None = None, value: PlayValue | None = None) -> list[RankedPlay]:
     """:func:`hint` by an evaluator already made (analysis ranks every turn
-    of a game with one)."""
+    of a game with one).  ``value`` values each result (default: the
+    cubeless equity; analysis passes the cubeful one at the score)."""
     from ..engine import legal_plays
 
     options = ev.rules
@@ -293,7 +299,8 @@ def ranked_plays(ev: Evaluator, position: Position, roll: Roll, ply: int = 0, *,
     rows = boards_of([lp.result for lp in plays])
     p, source = ev.static(rows, database=True)
     plies = [0] * len(plays)
-    mine = -equity(p, ev.game, options)
+    worth = value or (lambda q, _rows: -equity(q, ev.game, options))
+    mine = worth(p, rows)
     if ply:
         order = np.argsort(-mine, kind="stable")
         deeper = [int(i) for i in order[:MOVE_FILTER]
@@ -302,7 +309,7 @@ def ranked_plays(ev: Evaluator, position: Position, roll: Roll, ply: int = 0, *,
             p[deeper] = ev.values(rows[deeper], ply)
             for i in deeper:
                 plies[i], source[i] = ply, f"{source[i]}, {ply}-ply"
-            mine = -equity(p, ev.game, options)
+            mine = worth(p, rows)
     for i in range(len(plays)):
         if _by_network(source[i]) and not plies[i]:
             source[i] = f"{source[i]}, 0-ply"

@@ -263,11 +263,19 @@ def analyse_command(
                                                    "header, marks as glyphs, the best plays as comments.")] = None,
     lenient: Annotated[bool, typer.Option(help="Apply an illegal but physically possible play and go on "
                        "(as validate --lenient).")] = False,
+    money: Annotated[bool, typer.Option("--money", help="Judge by cubeless money equity, the score and the "
+                     "cube ignored (no cube decisions).")] = False,
+    met: Annotated[Path | None, typer.Option("--met", help="A match equity table (CSV, see docs/analysis.md) "
+                   "instead of the game's own (Kazaross-XG2; nardtools' for Long Nardy).")] = None,
     encoding: EncodingOpt = None,
     fmt: FormatOpt = OutputFormat.text,
     quiet: QuietOpt = False,
 ) -> None:
-    """Analyse a record: every play's error against the best, every roll's luck, each player's error rate.
+    """Analyse a record: every play's and cube decision's error against the best, every roll's luck, each
+    player's error rates.
+
+    Matches are judged at the score (cubeful, in EMG through a match equity
+    table), money games by cubeful money equity; --money judges cubelessly.
 
     The record is replayed first, as `validate` does: each problem is
     reported on stderr (FILE:LINE:COL and the rule), a game's replay stops
@@ -275,9 +283,15 @@ def analyse_command(
     out), and the analysis covers what was replayed.  Exit codes as
     validate's: 0 no problems, 1 problems found."""
     from ..analysis.analyse import analyse_match, handout
+    from ..analysis.cube import read_met
     from .common import replay_record
     from .output import output_path, progress, write_output
 
+    table = None
+    if met is not None:
+        if money:
+            raise fail("--met and --money exclude each other (cubeless money play uses no match table)")
+        table = read_met(met)
     if output is not None:
         output_path(output, (".nrd",), "annotated record")
     match = replay_record(path, rules, settings, encoding=encoding, lenient=lenient)
@@ -289,8 +303,8 @@ def analyse_command(
     chosen = {game} if game is not None else None
     total = sum(len(g.turns) for g in match.games if chosen is None or g.record.number in chosen)
     with progress(total, "analysing", quiet or fmt is OutputFormat.json) as advance:
-        result = analyse_match(match, ply=ply, games=chosen, progress=advance,
-                               evaluator=evaluator, weights=_path(weights))
+        result = analyse_match(match, ply=ply, games=chosen, progress=advance, evaluator=evaluator,
+                               weights=_path(weights), money=money, met=table)
     problems = match.problems_of(chosen)
     if output is not None:
         write_output(output, handout(match, result))
@@ -300,15 +314,24 @@ def analyse_command(
     if fmt is OutputFormat.json:
         echo_json({**result.as_dict(), "problems": [p.as_dict() for p in problems]})
     else:
-        for number, turns in result.games.items():
+        from ..analysis.analyse import CubeAnalysis
+
+        typer.echo(f"Equities: {result.units}")
+        for number in result.games:
             typer.echo(f"Game {number}")
-            for t in turns:
-                if t.mark or t.error is None:
+            for t in result.entries(number):
+                if isinstance(t, CubeAnalysis):
+                    if t.alert or t.mark:
+                        typer.echo(f"  {t.turn:>3}. {t.player:<12} cube {t.cube}: {t.action:<9} "
+                                   f"{t.alert or t.mark:<13} -{t.error:.3f}  {t.decision.proper} proper")
+                elif t.mark or t.error is None:
                     lost = "illegal here" if t.error is None else f"-{t.error:.3f}"
                     typer.echo(f"  {t.turn:>3}. {t.player:<12} {t.dice} {t.play:<24} {t.mark or '':<8} {lost}  "
                                f"best {t.best}")
-        typer.echo(f"{'player':<16} {'decisions':>9} {'error rate':>10} {'errors':>6} {'blunders':>8} {'luck':>7}")
+        typer.echo(f"{'player':<16} {'decisions':>9} {'error rate':>10} {'errors':>6} {'blunders':>8} "
+                   f"{'cube':>5} {'cube rate':>9} {'cube errors':>11} {'luck':>7}")
         for p in result.players:
+            cube_errors = p.missed_doubles + p.wrong_doubles + p.wrong_takes + p.wrong_passes
             typer.echo(f"{p.player:<16} {p.decisions:>9} {p.error_rate:>10.4f} {p.errors:>6} {p.blunders:>8} "
-                       f"{p.luck:>+7.3f}")
+                       f"{p.cube_decisions:>5} {p.cube_error_rate:>9.4f} {cube_errors:>11} {p.luck:>+7.3f}")
     report_problems(problems, "the analysis covers the plays that could be replayed", quiet)
