@@ -230,8 +230,10 @@ def test_eval_and_hint_json_shapes(weights):
     out = runner.invoke(app, ["eval", "start", "--weights", weights["backgammon"], "--format", "json"])
     assert out.exit_code == 0, out.output
     report = json.loads(out.output)
-    assert set(report) == {"position", "ruleset", "probabilities", "equity", "evaluator", "ply", "cube", "game_over"}
-    assert list(report["probabilities"]) == list(CLASSES["backgammon"]) and report["cube"][0]["verdict"]
+    assert set(report) == {"position", "ruleset", "probabilities", "equity", "evaluator", "ply", "stakes", "cube",
+                           "game_over"}
+    assert list(report["probabilities"]) == list(CLASSES["backgammon"]) and report["cube"][0]["proper"]
+    assert report["stakes"]["units"] == "money equity per cube"
     out = runner.invoke(app, ["hint", "start", "31", "--weights", weights["backgammon"], "--format", "json",
                               "--top", "3"])
     assert out.exit_code == 0, out.output

@@ -49,6 +49,8 @@ def _check_handout(source: Path, tmp_path: Path, ply: int = 0) -> str:
     # the analysis rides along: a glyph for every mark, a comment for every play that was not the best
     turns = [t for ts in analysis.games.values() for t in ts]
     marked = sum(t.mark is not None for t in turns)
+    # (and each double's and answer's mark: a missed double's verdict is a comment on its roll)
+    marked += sum(c.mark is not None and c.action != "no double" for cs in analysis.cubes.values() for c in cs)
     glyphs = [gl for g in back.record.games for a in g.actions for gl in a.glyphs if gl in GLYPHS.values()]
     original = [gl for g in match.record.games for a in g.actions for gl in a.glyphs if gl in GLYPHS.values()]
     assert len(glyphs) == len(original) + marked

@@ -201,3 +201,62 @@ def test_analysis_at_the_score_agrees_with_gnubg_analyse_match(tmp_path: Path) -
         alerts, found = alerts + r["cube_alerts"], found + r["cube_found"]
     assert plays > 500 and agree / plays >= 0.95, (agree, plays)
     assert alerts >= 10 and found / alerts >= 0.90, (found, alerts)
+
+
+# ---------------------------------------------------------------------------
+# The commands
+
+def test_eval_and_hint_take_the_stakes_from_the_position_or_the_options() -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from nardtools.cli import app
+
+    runner = CliRunner()
+    start = "backgammon X 24:2,13:5,8:3,6:5 / 24:2,13:5,8:3,6:5"
+    at_score = json.loads(runner.invoke(app, ["eval", f"{start}; score 3-5/7", "--format", "json"]).stdout)
+    by_option = json.loads(runner.invoke(app, ["eval", start, "--score", "3-5/7", "--format", "json"]).stdout)
+    assert at_score["stakes"] == by_option["stakes"] and at_score["stakes"]["units"].startswith("EMG")
+    money = json.loads(runner.invoke(app, ["eval", start, "--format", "json"]).stdout)
+    assert money["stakes"]["units"] == "money equity per cube"
+    assert money["stakes"]["cubeful_equity"] != at_score["stakes"]["cubeful_equity"]
+    # the other side owns the cube: no decision, and why
+    owned = json.loads(runner.invoke(app, ["eval", start, "--cube", "2", "--owner", "O", "--format", "json"]).stdout)
+    assert owned["cube"] == [] and "belongs to O" in owned["stakes"]["cube_note"]
+    crawford = runner.invoke(app, ["eval", start, "--score", "6-3/7", "--crawford"])
+    assert crawford.exit_code == 0 and "no double (no doubling in the Crawford game)" in crawford.stdout
+    hinted = json.loads(runner.invoke(app, ["hint", start, "64", "--score", "3-5/7", "--format", "json"]).stdout)
+    assert hinted["units"].startswith("EMG")
+    cubeless = json.loads(runner.invoke(app, ["hint", start, "64", "--money", "--format", "json"]).stdout)
+    assert cubeless["units"] == "cubeless money equity"
+    for bad, said in ((["--score", "3-5"], "expected A-B/N"), (["--score", "8-5/7"], "already won"),
+                      (["--owner", "Y"], "expected X, O or centre")):
+        out = runner.invoke(app, ["eval", start, *bad])
+        assert out.exit_code == 2 and said in out.stderr, out.stderr
+
+
+def test_analyse_reports_cube_decisions_in_text_and_json(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from nardtools.cli import app
+
+    record = EXAMPLES / "backgammon" / "gnubg-5pt-analysed.sgf"
+    runner = CliRunner()
+    data = json.loads(runner.invoke(app, ["analyse", str(record), "--game", "1", "--format", "json"]).stdout)
+    turns = data["games"][0]["turns"]
+    assert {t["kind"] for t in turns} <= {"play", "cube"} and data["units"].startswith("EMG")
+    for t in turns:
+        if t["kind"] == "cube":
+            assert t["action"] in ("no double", "double", "take", "pass", "beaver") and t["error"] >= 0
+            assert set(t) >= {"best", "mark", "alert", "proper", "no_double", "double_take", "double_pass"}
+    assert {"cube_decisions", "cube_error_rate", "missed_doubles", "wrong_takes"} <= set(data["players"][0])
+    text = runner.invoke(app, ["analyse", str(record), "--game", "1"]).stdout
+    assert text.startswith("Equities: EMG") and "cube rate" in text
+    money = json.loads(runner.invoke(app, ["analyse", str(record), "--game", "1", "--money", "--format",
+                                           "json"]).stdout)
+    assert money["units"] == "cubeless money equity" and all(t["kind"] == "play" for t in money["games"][0]["turns"])
+    both = runner.invoke(app, ["analyse", str(record), "--money", "--met", str(record)])
+    assert both.exit_code == 2 and "exclude each other" in both.stderr

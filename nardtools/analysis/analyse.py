@@ -291,7 +291,8 @@ def analyse_match(replayed: ReplayedMatch, *, ply: int = 0, games: set[int] | No
             continue
         turns = analyse_game(game, ev, names, ply=ply, progress=progress, judge=judge)
         cubes = analyse_cube(game, ev, names, judge, ply=ply)
-        for t in [*turns, *cubes]:
+        entries: list[TurnAnalysis | CubeAnalysis] = [*turns, *cubes]
+        for t in entries:
             result.players[t.side].add(t)
         result.games[number] = turns
         result.cubes[number] = cubes
@@ -472,14 +473,14 @@ def handout(replayed: ReplayedMatch, analysis: MatchAnalysis) -> str:
         if c is not None:
             # a cube action's own mark; a missed double's comment goes on the roll it preceded
             if c.mark and action.kind is not ActionKind.ROLL:
-                glyphs = glyphs + (GLYPHS[c.mark],)
-            note = note + (f"cube: {c.text}",)
+                glyphs = (*glyphs, GLYPHS[c.mark])
+            note = (*note, f"cube: {c.text}")
         t = by_cell.get((action.line, action.col)) if action.kind is ActionKind.ROLL else None
         if t is not None and t.error is not None:
             glyphs = glyphs + ((GLYPHS[t.mark],) if t.mark else ())
             by = "" if t.evaluator == main else f"{t.evaluator}: "
             if t.error >= 1e-9:
-                note = note + (f"{by}best {t.best} {t.best_equity:+.3f}; played {t.equity:+.3f}, lost {t.error:.3f}",)
+                note = (*note, f"{by}best {t.best} {t.best_equity:+.3f}; played {t.equity:+.3f}, lost {t.error:.3f}")
         if glyphs == action.glyphs and note == action.after:
             return action
         return dataclasses.replace(action, glyphs=glyphs, after=note)

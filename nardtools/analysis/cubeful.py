@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -113,6 +113,20 @@ class CubeState:
     def relative_owner(self) -> str:
         """``centred``, ``owned`` (by the side on roll) or ``theirs``."""
         return "centred" if self.owner is None else "owned" if self.owner == self.mover else "theirs"
+
+    @classmethod
+    def of_setup(cls, setup: Any, rules: Rules) -> CubeState:
+        """The state a :class:`~nardtools.setup.Setup` carries (its side on
+        roll, cube, score and Crawford game; Jacoby and beaver from the ruleset
+        in money play)."""
+        length = setup.match_length
+        return cls(setup.cube, setup.cube_owner, setup.position.player, length, tuple(setup.score),
+                   bool(setup.crawford and length), jacoby=rules.jacoby and not length,
+                   beaver=rules.beaver and not length)
+
+    def units(self, met_name: str = "") -> str:
+        """What this state's equities are."""
+        return "money equity per cube" if self.money else f"EMG at the score ({met_name or 'match table'})"
 
     def flipped(self) -> CubeState:
         """The same cube and score, the other side on roll."""
@@ -204,7 +218,7 @@ class Valuer:
         """MWC (of ``side``: 0 the side on roll, 1 the other) when ``side``
         wins (or loses) at ``cube``, the kinds weighted by ``ratios`` (n, K)."""
         table = np.array([self._side_me(state, side, int(v * cube), won) for v in self.values])
-        return ratios @ table
+        return np.asarray(ratios @ table)
 
     def _side_me(self, state: CubeState, side: int, points: int, won: bool) -> float:
         if side == 0:
@@ -230,7 +244,7 @@ class Valuer:
         dead_values = np.ones_like(self.values) if jacoby else self.values
         dead = won @ dead_values - lost @ dead_values
         if not self.rules.cube:
-            return dead
+            return np.asarray(dead)
         safe_w, safe_l = np.maximum(pw, _EPSILON), np.maximum(1 - pw, _EPSILON)
         w, l_ = (won @ self.values) / safe_w, (lost @ self.values) / safe_l
         tp = (l_ - 0.5) / (w + l_ + 0.5)
@@ -245,7 +259,7 @@ class Valuer:
         else:
             live = np.where(pw < tp, -l_ + (l_ - 1.0) * pw / tp, -1.0 + (w + 1.0) * (pw - tp) / (1.0 - tp))
         out = dead * (1 - x) + live * x
-        return np.where((pw <= _EPSILON) | (pw >= 1 - _EPSILON), dead, out)
+        return np.asarray(np.where((pw <= _EPSILON) | (pw >= 1 - _EPSILON), dead, out))
 
     # ------------------------------------------------------------ match
     def dead_mwc(self, p: np.ndarray, state: CubeState) -> np.ndarray:
@@ -254,7 +268,7 @@ class Valuer:
         c = state.value
         wins = np.array([self._me(state, int(v * c), 0) for v in self.values])
         losses = np.array([self._me(state, 0, int(v * c)) for v in self.values])
-        return won @ wins + lost @ losses
+        return np.asarray(won @ wins + lost @ losses)
 
     def cash_points(self, ratios: tuple[np.ndarray, np.ndarray], state: CubeState) -> tuple[np.ndarray, np.ndarray]:
         """Each side's live-cube cash point at the current cube (in its own
@@ -305,10 +319,10 @@ class Valuer:
         owner = state.relative_owner
         opp_tg, tg = 1.0 - cp_them, cp_me
 
-        def rising(p0: np.ndarray, e0: np.ndarray | float, p1: np.ndarray | float, e1: np.ndarray | float
+        def rising(p0: np.ndarray | float, e0: np.ndarray | float, p1: np.ndarray | float, e1: np.ndarray | float
                    ) -> np.ndarray:
             span = np.where(np.abs(p1 - p0) > 0, p1 - p0, 1.0)
-            return e0 + (e1 - e0) * (pw - p0) / span
+            return np.asarray(e0 + (e1 - e0) * (pw - p0) / span)
 
         if owner == "centred":
             live = np.where(pw <= opp_tg, np.where(opp_tg > 0, rising(0.0, lose_all, opp_tg, opp_cash), lose_all),
@@ -320,7 +334,7 @@ class Valuer:
         else:
             live = np.where(pw <= opp_tg, np.where(opp_tg > 0, rising(0.0, lose_all, opp_tg, opp_cash), lose_all),
                             rising(opp_tg, opp_cash, 1.0, win_all))
-        return dead * (1 - x) + live * x
+        return np.asarray(dead * (1 - x) + live * x)
 
     # ------------------------------------------------------------ decisions
     def cubeful(self, p: np.ndarray, state: CubeState, x: np.ndarray) -> np.ndarray:
@@ -434,6 +448,15 @@ class CubeDecision:
         if action in ("no double", "double"):
             return "double" if self.should_double else "no double"
         return "beaver" if self.should_beaver else "take" if self.should_take else "pass"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"proper": self.proper, "no_double": self.no_double, "double_take": self.double_take,
+                "double_pass": self.double_pass}
+
+    def __str__(self) -> str:
+        word = "redouble" if self.redouble else "double"
+        return (f"{self.proper} (no {word} {self.no_double:+.3f}, {word}/take {self.double_take:+.3f}, "
+                f"{word}/pass {self.double_pass:+.3f})")
 
     def close(self) -> bool:
         """Close enough to count among a player's cube decisions (gnubg's

@@ -92,6 +92,11 @@ REFUSED = ("hitting", "hit_after_home", "bar_first", "remainder", "double_reroll
 TRAINED_ON = {"long": "long", "backgammon": "backgammon"}
 
 
+#: How a ranking values a play's result: from the probabilities of the side
+#: then on roll (the other side) and the result's rows, the player's equity.
+PlayValue = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
 @dataclass(frozen=True)
 class Evaluation:
     """What an evaluator says of a position, from the side on roll."""
@@ -271,7 +276,7 @@ def evaluate(position: Position, rules: RulesLike = None, ply: int = 0, *, evalu
 
 def hint(position: Position, roll: Roll, rules: RulesLike = None, ply: int = 0, *,
          evaluator: str = "nardtools", weights: str | None = None,
-         first_turn: bool | None = None) -> list[RankedPlay]:
+         first_turn: bool | None = None, value: PlayValue | None = None) -> list[RankedPlay]:
     """The legal plays of ``roll``, best first, each with the equity of its
     result for the side that plays and its loss against the best
     (``first_turn``: as for :func:`~nardtools.engine.legal_plays`)."""
@@ -279,12 +284,7 @@ def hint(position: Position, roll: Roll, rules: RulesLike = None, ply: int = 0, 
 
     _check_ply(ply)
     ev = Evaluator(rules_for(position.kind, rules), weights=weights, evaluator=evaluator)
-    return ranked_plays(ev, position, roll, ply, first_turn=first_turn)
-
-
-#: How a ranking values a play's result: from the probabilities of the side
-#: then on roll (the other side) and the result's rows, the player's equity.
-PlayValue = Callable[[np.ndarray, np.ndarray], np.ndarray]
+    return ranked_plays(ev, position, roll, ply, first_turn=first_turn, value=value)
 
 
 def ranked_plays(ev: Evaluator, position: Position, roll: Roll, ply: int = 0, *,
@@ -364,26 +364,29 @@ class _GnubgNet:
         return np.array([self.module.probabilities([row[27:52].tolist(), row[1:26].tolist()], 0) for row in rows])
 
 
-def cube_verdicts(evaluation: Evaluation, setup: Any, rules: Rules) -> list[Any]:
-    """The money (and, with a match length, match) cube verdicts of the side on
-    roll from an evaluation's probabilities (:func:`.cube.cube_hints`: Janowski's
-    model with cube efficiency 0.68, a dead cube in match play); none when the
-    ruleset has no cube.  Backgammons are valued as gammons here."""
-    import dataclasses
+def at_stakes(evaluation: Evaluation, setup: Any, rules: Rules, met: Any = None) -> dict[str, Any]:
+    """An evaluation at the cube and score ``setup`` carries (:mod:`.cubeful`):
+    the units, the cubeful equity of the side on roll holding the cube as it
+    is, and its cube decision where it may double (else why not).  The match
+    table is the game's own unless ``met`` is given."""
+    from ..game import may_double
+    from .cubeful import CubeState, Valuer, cube_decision
+    from .met import default_met
 
-    from .cube import cube_hints
-    from .race import RaceOdds
-
-    if not rules.cube:
-        return []
-    p = evaluation.probabilities
-    if rules.is_long:
-        odds = RaceOdds(False, p["win"], p["win_mars"], p["lose_mars"], [], "evaluation",
-                        p_home_mars=p["win_home_mars"], p_lose_home_mars=p["lose_home_mars"])
+    state = CubeState.of_setup(setup, rules)
+    valuer = Valuer(rules, met or (default_met(rules) if state.length else None))
+    p = np.array([[evaluation.probabilities[c] for c in CLASSES[valuer.game]]])
+    rows = boards_of([setup.position])
+    x = valuer.efficiency(rows)
+    out: dict[str, Any] = {"units": state.units(valuer.met.name), "cubeful_equity": float(valuer.cubeful(p, state, x)[0]),
+                           "cube": None, "cube_note": ""}
+    if state.may_double(rules):
+        out["cube"] = cube_decision(p, rows, state, rules, x=x, valuer=valuer)
     else:
-        odds = RaceOdds(False, p["win"], p["win_gammon"], p["lose_gammon"], [], "evaluation")
-    return [dataclasses.replace(h, source=h.source.replace("estimated race odds", evaluation.evaluator))
-            for h in cube_hints(odds, setup, rules)]
+        out["cube_note"] = may_double(rules, state.mover, cube=state.value, cube_owner=state.owner,
+                                      match_length=state.length, score=state.score, crawford=state.crawford) \
+            or "a double cannot gain here (the side on roll already wins the match with the cube as it is)"
+    return out
 
 
 @dataclass(frozen=True)

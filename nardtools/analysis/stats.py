@@ -68,7 +68,7 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "losses_gammon_or_mars": "int64", "luck_turns": "int64", "luck_mean": "float64",
         "race_decisions": "int64", "race_error_mean": "float64", "race_error_rate": "float64",
         "turns": "int64", "decisions": "int64", "error_rate": "float64", "errors": "int64", "blunders": "int64",
-        "eval_luck": "float64",
+        "eval_luck": "float64", "cube_decisions": "int64", "cube_error_rate": "float64", "cube_errors": "int64",
     },
     "dice": {
         "player": "string", "rolls": "int64", "face1": "int64", "face2": "int64", "face3": "int64",
@@ -93,7 +93,8 @@ TERMINAL_COLUMNS: dict[str, list[str]] = {
 #: The evaluator's columns, filled by ``--analyse`` (empty otherwise), added to the terminal's.
 ANALYSIS_COLUMNS: dict[str, list[str]] = {
     "turns": ["best", "error", "mark", "eval_luck"],
-    "players": ["decisions", "error_rate", "errors", "blunders", "eval_luck"],
+    "players": ["decisions", "error_rate", "errors", "blunders", "cube_decisions", "cube_error_rate", "cube_errors",
+                "eval_luck"],
 }
 
 #: Numbers that name things rather than measure them: never averaged by :func:`group`.
@@ -257,20 +258,22 @@ def _analysis(out: FileStats, g: Any, record: Any, ply: int, evaluators: dict[st
     """The evaluator's analysis of one game by turn index, its players'
     figures added to ``out``; empty, with a problem noted, under rules the
     networks refuse."""
-    from .analyse import analyse_game
+    from .analyse import Judge, analyse_cube, analyse_game
     from .evaluate import Evaluator
 
     rules = g.game.ruleset
     try:
         if rules.name not in evaluators:
             evaluators[rules.name] = Evaluator(rules.rules)
-        turns = analyse_game(g, evaluators[rules.name], record.names, ply=ply)
+        judge = Judge.for_match(rules.rules, g.game.match_length)
+        turns = analyse_game(g, evaluators[rules.name], record.names, ply=ply, judge=judge)
+        cubes = analyse_cube(g, evaluators[rules.name], record.names, judge, ply=ply)
     except AnalysisError as e:
         out.problems.append(f"{record.path}: game {g.record.number}: not analysed: {e}")
         return {}
     from .analyse import PlayerAnalysis
 
-    for t in turns:
+    for t in [*turns, *cubes]:
         out.analysis.setdefault(t.player, PlayerAnalysis(t.player)).add(t)
     return {t.index: t for t in turns}
 
@@ -740,7 +743,9 @@ class Archive:
             a = self.analysis.get(name)
             r.update(decisions=a.decisions if a else 0, error_rate=a.error_rate if a and a.decisions else math.nan,
                      errors=a.errors if a else 0, blunders=a.blunders if a else 0,
-                     eval_luck=a.luck if a else math.nan)
+                     eval_luck=a.luck if a else math.nan, cube_decisions=a.cube_decisions if a else 0,
+                     cube_error_rate=a.cube_error_rate if a and a.cube_decisions else math.nan,
+                     cube_errors=a.missed_doubles + a.wrong_doubles + a.wrong_takes + a.wrong_passes if a else 0)
         return sorted(rows.values(), key=lambda r: (-r["games"], r["player"]))
 
     def all_rolls(self) -> Counter[str]:

@@ -243,6 +243,45 @@ def read_source(source: str, rules: str | None, game: int | None = None, turn: i
     return Source(setup, match.ruleset, match.record.players, match)
 
 
+ScoreOpt = Annotated[str | None, typer.Option(
+    "--score", help="The match score before the game and its length, A-B/N (the first-named side's score "
+    "first, as X-O), instead of what the position carries; 0-0/0 is money play.")]
+CubeOpt = Annotated[int | None, typer.Option("--cube", min=1, help="The cube's value.")]
+OwnerOpt = Annotated[str | None, typer.Option("--owner", help="Who owns the cube: X, O or centre.")]
+CrawfordOpt = Annotated[bool | None, typer.Option("--crawford/--no-crawford", help="This is the Crawford game.")]
+
+
+def with_stakes(setup: Setup, score: str | None, cube: int | None, owner: str | None,
+                crawford: bool | None) -> Setup:
+    """``setup`` with the score, cube and Crawford game the options give
+    (each checked where it enters: an impossible state is a usage error)."""
+    import dataclasses
+    import re
+
+    changes: dict[str, object] = {}
+    if score is not None:
+        m = re.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*/\s*(\d+)\s*", score)
+        if not m:
+            raise fail(f"--score {score!r}: expected A-B/N, e.g. 3-5/7 (0-0/0 for money play)")
+        a, b, n = (int(v) for v in m.groups())
+        changes.update(score=(a, b), match_length=n)
+    if cube is not None:
+        changes["cube"] = cube
+    if owner is not None:
+        where = owner.strip().lower()
+        if where not in ("x", "o", "centre", "center", "centred", "centered"):
+            raise fail(f"--owner {owner!r}: expected X, O or centre")
+        changes["cube_owner"] = {"x": 0, "o": 1}.get(where)
+    if crawford is not None:
+        changes["crawford"] = crawford
+    if not changes:
+        return setup
+    try:
+        return dataclasses.replace(setup, **changes)  # type: ignore[arg-type]
+    except NardtoolsError as e:
+        raise fail(f"--score/--cube/--owner/--crawford: {e}") from None
+
+
 def problem_text(p: Problem) -> str:
     """A replay's problem as `validate` prints it (warnings say so)."""
     return ("warning: " if p.severity != "error" else "") + str(p)

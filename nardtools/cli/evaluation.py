@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from ..position import PLAYER_NAMES
 from .common import (
+    CrawfordOpt,
+    CubeOpt,
     EncodingOpt,
     FormatOpt,
     GameOpt,
     OutputFormat,
+    OwnerOpt,
     PlayerOpt,
     QuietOpt,
     RulesOpt,
+    ScoreOpt,
     SetOpt,
     SourceArg,
     Terminated,
@@ -26,6 +30,7 @@ from .common import (
     fail,
     read_source,
     report_problems,
+    with_stakes,
 )
 from .output import echo_json
 
@@ -172,16 +177,25 @@ def eval_command(
     truncate: Annotated[int, typer.Option("--truncate", min=0, max=10_000,
                                           help="Stop each rollout game after this many plays (0: play on).")] = 0,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**62, help="The rollout's dice.")] = 1,
+    score: ScoreOpt = None,
+    cube: CubeOpt = None,
+    owner: OwnerOpt = None,
+    crawford: CrawfordOpt = None,
+    met: MetOpt = None,
     fmt: FormatOpt = OutputFormat.text,
     quiet: QuietOpt = False,
 ) -> None:
-    """Evaluate a position: the probabilities of every outcome, the equity and the cube verdict."""
-    from ..analysis.evaluate import cube_verdicts, evaluate
+    """Evaluate a position: the probabilities of every outcome, the equity and the cube decision at the score.
+
+    The cubeful equity and the cube decision use the position's own cube and
+    score (a position text's suffix, a Match ID, an XGID), or --score,
+    --cube, --owner and --crawford."""
+    from ..analysis.evaluate import at_stakes, evaluate
     from ..analysis.evaluate import rollout as roll_out
     from ..outcome import finished
 
     source = read_source(position, rules, game, turn, player, settings=settings)
-    setup, rs = source.setup, source.ruleset
+    setup, rs = with_stakes(source.setup, score, cube, owner, crawford), source.ruleset
     over = finished(setup.position, rs.rules)
     extra: dict[str, object] = {}
     if rollout:
@@ -193,9 +207,13 @@ def eval_command(
         result, extra = done.evaluation, {"games": done.games, "standard_error": done.standard_error}
     else:
         result = evaluate(setup.position, rs.rules, ply, evaluator=evaluator, weights=_path(weights))
-    verdicts = cube_verdicts(result, setup, rs.rules) if over is None else []  # (no cube after the game)
+    stakes = at_stakes(result, setup, rs.rules, _met(met)) if over is None else None  # (no cube after the game)
+    decision = stakes["cube"] if stakes else None
     report = {"position": str(setup.position), "ruleset": rs.name, **result.as_dict(), **extra,
-              "cube": [v.as_dict() for v in verdicts], "game_over": None if over is None else str(over.kind)}
+              "stakes": None if stakes is None else {"units": stakes["units"], "cubeful_equity":
+                                                     stakes["cubeful_equity"], "cube_note": stakes["cube_note"]},
+              "cube": [] if decision is None else [decision.as_dict()],
+              "game_over": None if over is None else str(over.kind)}
     if fmt is OutputFormat.json:
         echo_json(report)
         return
@@ -205,10 +223,31 @@ def eval_command(
         typer.echo(f"  {name.replace('_', ' '):<16} {100 * value:6.2f}%")
     error = f" ± {extra['standard_error']:.3f}" if extra else ""
     typer.echo(f"  {'equity':<16} {result.equity:+.3f}{error}  (cubeless, points per game at cube 1)")
-    for v in verdicts:
-        typer.echo(f"cube: {v}")
+    if stakes is not None:
+        typer.echo(f"  {'cubeful':<16} {stakes['cubeful_equity']:+.3f}  ({stakes['units']}; "
+                   f"{_stakes_text(setup)})")
+        typer.echo(f"cube: {decision}" if decision is not None else f"cube: no double ({stakes['cube_note']})")
     if over is not None:
         typer.echo(f"game over: {PLAYER_NAMES[over.winner]} has won ({over.kind})")
+
+
+MetOpt = Annotated[Path | None, typer.Option("--met", help="A match equity table (CSV) instead of the game's "
+                                             "own.")]
+
+
+def _met(path: Path | None) -> object:
+    from ..analysis.cube import read_met
+
+    return read_met(path) if path is not None else None
+
+
+def _stakes_text(setup: object) -> str:
+    from ..position import PLAYER_NAMES as NAMES
+
+    s: Any = setup
+    owner = "centred" if s.cube_owner is None else f"owned by {NAMES[s.cube_owner]}"
+    where = f"score {s.score[0]}-{s.score[1]} to {s.match_length}" if s.match_length else "money play"
+    return f"cube {s.cube} {owner}, {where}{', Crawford game' if s.crawford else ''}"
 
 
 def hint_command(
@@ -223,28 +262,45 @@ def hint_command(
     player: PlayerOpt = None,
     evaluator: EvaluatorOpt = "nardtools",
     weights: WeightsOpt = None,
+    score: ScoreOpt = None,
+    cube: CubeOpt = None,
+    owner: OwnerOpt = None,
+    crawford: CrawfordOpt = None,
+    met: MetOpt = None,
+    money: Annotated[bool, typer.Option("--money", help="Rank by cubeless money equity, the score and the "
+                     "cube ignored.")] = False,
     fmt: FormatOpt = OutputFormat.text,
 ) -> None:
-    """Rank the legal plays of a roll by equity, each with its loss against the best."""
+    """Rank the legal plays of a roll by equity at the score, each with its loss against the best.
+
+    Cubeful at the position's cube and score (or --score, --cube, --owner,
+    --crawford); --money ranks by cubeless money equity."""
+    from ..analysis.analyse import Judge
+    from ..analysis.cubeful import CubeState
     from ..analysis.evaluate import hint
     from ..dice import Roll
     from ..outcome import finished
 
     roll = Roll.parse(dice)
     source = read_source(position, rules, game, turn, player, settings=settings)
-    setup, rs = source.setup, source.ruleset
+    setup, rs = with_stakes(source.setup, score, cube, owner, crawford), source.ruleset
     over = finished(setup.position, rs.rules)
     if over is not None:
         raise fail(f"{setup.position}: the game is over ({PLAYER_NAMES[over.winner]} has won, {over.kind}): "
                    "no plays to rank")
-    ranked = hint(setup.position, roll, rs.rules, ply, evaluator=evaluator, weights=_path(weights))
-    report = {"position": str(setup.position), "dice": str(roll), "ruleset": rs.name, "count": len(ranked),
-              "plays": [r.as_dict() for r in ranked[:top]]}
+    judge = Judge.for_match(rs.rules, setup.match_length, money=money, met=_met(met))  # type: ignore[arg-type]
+    state = CubeState.of_setup(setup, rs.rules)
+    units = judge.units
+    ranked = hint(setup.position, roll, rs.rules, ply, evaluator=evaluator, weights=_path(weights),
+                  value=judge.play_value(state))
+    report = {"position": str(setup.position), "dice": str(roll), "ruleset": rs.name, "units": units,
+              "count": len(ranked), "plays": [r.as_dict() for r in ranked[:top]]}
     if fmt is OutputFormat.json:
         echo_json(report)
         return
     typer.echo(f"{setup.position}  dice {roll}  [{rs.label}]: {len(ranked)} legal "
-               f"play{'s' if len(ranked) != 1 else ''}")
+               f"play{'s' if len(ranked) != 1 else ''}; {units}"
+               + ("" if money else f", {_stakes_text(setup)}"))
     for i, r in enumerate(ranked[:top], 1):
         loss = f"-{r.loss:.3f}" if i > 1 else "      "
         typer.echo(f"  {i:>3}. {str(r.play) or '(no move)':<28} {r.equity:+.3f} {loss}  {r.evaluation.evaluator}")
@@ -271,8 +327,7 @@ def analyse_command(
     fmt: FormatOpt = OutputFormat.text,
     quiet: QuietOpt = False,
 ) -> None:
-    """Analyse a record: every play's and cube decision's error against the best, every roll's luck, each
-    player's error rates.
+    """Analyse a record: every play's and cube decision's error, every roll's luck, each player's rates.
 
     Matches are judged at the score (cubeful, in EMG through a match equity
     table), money games by cubeful money equity; --money judges cubelessly.

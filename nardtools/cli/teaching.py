@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -21,9 +21,6 @@ from .common import (
     report_problems,
 )
 from .output import output_path, write_output
-
-if TYPE_CHECKING:
-    from ..analysis.analyse import TurnAnalysis
 
 PANEL = "Teaching"
 
@@ -118,11 +115,12 @@ def replay_command(
     if not match.games:
         raise fail(f"{record}: no games to replay")
     numbers = {match.game(game).record.number} if game is not None or tui else None
-    turns: dict[int, list[TurnAnalysis]] = recorded_analysis(match)
+    turns: dict[int, list[Any]] = dict(recorded_analysis(match))
     if analyse:
         from ..analysis.analyse import analyse_match
 
-        turns = analyse_match(match, ply=ply, games=numbers).games
+        done = analyse_match(match, ply=ply, games=numbers)
+        turns = {number: done.entries(number) for number in done.games}  # plays and cube decisions
     if tui:
         replay_terminal(match, game, persian=persian, unicode=unicode,
                         analysis=turns.get(match.game(game).record.number, []))

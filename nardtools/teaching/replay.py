@@ -37,7 +37,10 @@ from ..setup import Setup
 from .diagram import diagram
 
 if TYPE_CHECKING:
-    from ..analysis.analyse import TurnAnalysis
+    from ..analysis.analyse import CubeAnalysis, TurnAnalysis
+
+    #: What a replay shows of an analysis: plays, and cube decisions.
+    Analysed = TurnAnalysis | CubeAnalysis
 
 
 @dataclass
@@ -109,11 +112,17 @@ def cube_line(review: Review | None, money: bool) -> str:
 
 
 def game_frames(replayed: ReplayedGame, names: tuple[str, str], *, persian: bool = False,
-                race_points: int = 6, analysis: Sequence[TurnAnalysis] = ()) -> list[Frame]:
+                race_points: int = 6, analysis: Sequence[Analysed] = ()) -> list[Frame]:
     """The frames of one game; see the module docstring.  ``analysis``: the
     game's turns as :func:`~nardtools.analysis.analyse.analyse_match` found them."""
+    from ..analysis.analyse import CubeAnalysis
+
     notes = annotate_game(replayed, race_points=race_points)
-    analysed = {t.index: t for t in analysis}
+    analysed = {t.index: t for t in analysis if not isinstance(t, CubeAnalysis)}
+    cubes: dict[int, list[str]] = {}
+    for c in analysis:
+        if isinstance(c, CubeAnalysis) and (c.alert or c.mark):
+            cubes.setdefault(c.index, []).append(f"Cube ({c.player}, {c.action}): {c.text}.")
     edits: dict[int, list[Any]] = {}
     for at, action in replayed.edits:
         edits.setdefault(at, []).append(action)
@@ -129,8 +138,9 @@ def game_frames(replayed: ReplayedGame, names: tuple[str, str], *, persian: bool
         if note is not None:
             lines = describe(note, names, persian=persian, analysis=analysed.get(note.index))
             cube = cube_line(replayed.turns[note.index].action.review, replayed.game.is_money)
-            frames.append(Frame(len(frames), note.after, note, lines + ([cube] if cube else []),
-                                analysed.get(note.index)))
+            lines += cubes.get(note.index, []) + ([cube] if cube else [])
+            frames.append(Frame(len(frames), note.after, note, lines, analysed.get(note.index)))
+    frames[-1].lines.extend(cubes.get(len(notes), []))  # a double passed: the game ends on it
     stop = replayed.stop_reason
     if stop:
         frames.append(Frame(len(frames), frames[-1].position, None, [f"The replay stops here: {stop}"]))
@@ -167,8 +177,8 @@ def _arrows(steps: Sequence[Step], player: int, view: int, position: Position) -
 _CUBE_TEXT = {"double": "doubles", "take": "takes", "drop": "drops", "beaver": "beavers", "resign": "resigns"}
 
 
-def _turn_analysis(analysis: Mapping[int, Sequence[TurnAnalysis]] | Sequence[TurnAnalysis],
-                   number: int) -> Sequence[TurnAnalysis]:
+def _turn_analysis(analysis: Mapping[int, Sequence[Analysed]] | Sequence[Analysed],
+                   number: int) -> Sequence[Analysed]:
     """One game's analysed turns, from either a list (one game's) or a map by game."""
     if isinstance(analysis, Mapping):
         return analysis.get(number, ())
@@ -176,7 +186,7 @@ def _turn_analysis(analysis: Mapping[int, Sequence[TurnAnalysis]] | Sequence[Tur
 
 
 def game_data(match: ReplayedMatch, replayed: ReplayedGame, *, persian: bool = False, race_points: int = 6,
-              analysis: Sequence[TurnAnalysis] = ()) -> dict[str, Any]:
+              analysis: Sequence[Analysed] = ()) -> dict[str, Any]:
     """One game of the page, as JSON-ready data: its frames (boards from
     player 0's view; the page turns them round), the rows of its turn list
     (plays, cube actions, the result, each pointing at a frame), its score
@@ -254,7 +264,7 @@ def _rows(replayed: ReplayedGame, frames: Sequence[Frame], result: str) -> list[
 
 def page_data(match: ReplayedMatch, games: Sequence[int] | None = None, *, persian: bool = False,
               race_points: int = 6,
-              analysis: Mapping[int, Sequence[TurnAnalysis]] | Sequence[TurnAnalysis] = ()) -> dict[str, Any]:
+              analysis: Mapping[int, Sequence[Analysed]] | Sequence[Analysed] = ()) -> dict[str, Any]:
     """Everything the HTML page shows, as JSON-ready data: the match and the
     games numbered ``games`` (default: all)."""
     record = match.record
@@ -274,7 +284,7 @@ def page_data(match: ReplayedMatch, games: Sequence[int] | None = None, *, persi
 
 def replay_html(match: ReplayedMatch, game: int | None = None, *, persian: bool = False,
                 race_points: int = 6,
-                analysis: Mapping[int, Sequence[TurnAnalysis]] | Sequence[TurnAnalysis] = ()) -> str:
+                analysis: Mapping[int, Sequence[Analysed]] | Sequence[Analysed] = ()) -> str:
     """One self-contained HTML page: the whole match, or only ``game``.
 
     A score bar and a list of games to click on, a list of the game's turns
@@ -299,7 +309,7 @@ def replay_html(match: ReplayedMatch, game: int | None = None, *, persian: bool 
 
 def replay_terminal(match: ReplayedMatch, game: int | None = None, *, persian: bool = False,
                     unicode: bool = False, ask: Callable[[str], str] = input,
-                    show: Callable[[str], None] = print, analysis: Sequence[TurnAnalysis] = ()) -> int:
+                    show: Callable[[str], None] = print, analysis: Sequence[Analysed] = ()) -> int:
     """Step through a game on the terminal: a diagram and the annotations per
     turn, the next one on Enter (``q`` quits).  Returns the frames shown."""
     replayed = match.game(game)
