@@ -260,3 +260,28 @@ def test_analyse_reports_cube_decisions_in_text_and_json(tmp_path: Path) -> None
     assert money["units"] == "cubeless money equity" and all(t["kind"] == "play" for t in money["games"][0]["turns"])
     both = runner.invoke(app, ["analyse", str(record), "--money", "--met", str(record)])
     assert both.exit_code == 2 and "exclude each other" in both.stderr
+
+
+def test_long_met_with_the_cube_is_symmetric_monotone_and_plays_the_crawford_game_without_it() -> None:
+    from nardtools.outcome import OutcomeKind, points_for
+
+    rules = find_ruleset("play65-long").rules
+    assert rules.cube and rules.has_crawford_game
+    met = long_met(rules)
+    assert "with the cube" in met.name
+    for a in range(1, 16):
+        for b in range(1, 16):
+            assert met.equity(a, b) + met.equity(b, a) == pytest.approx(1.0, abs=1e-12)
+            if a > 1:
+                assert met.equity(a, b) < met.equity(a - 1, b)
+    # the Crawford game, worked out from the post-Crawford entries: no cube, so the leader
+    # (1 away) wins the match with any win, and the trailer's wins of each kind move it on
+    rates = outcome_rates()
+    for b in (2, 3, 5):
+        leader = 0.5
+        for k in KINDS:
+            left = b - points_for(OutcomeKind(k), rules)
+            leader += 0.5 * rates[k] * (0.0 if left <= 0 else 1 - met.post[left - 1])
+        assert met.equity(1, b) == pytest.approx(leader, abs=1e-12)
+    # the cube is worth something: the trailer's chances exceed the cubeless table's far from the end
+    assert met.equity(7, 3) > long_met(find_ruleset("long").rules).equity(7, 3)

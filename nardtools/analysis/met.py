@@ -17,11 +17,17 @@ winning a match needing ``a`` points against ``b`` is, exactly::
     M(a <= 0, b) = 1,  M(a, b <= 0) = 0
 
 (``r_k`` the kind's rate, ``v_k`` its points).  The table is symmetric,
-``M(a, b) + M(b, a) = 1``, and falls as ``a`` grows.  It has no Crawford
-rows: Long Nardy's rulesets play matches without the cube, except Play65's,
-where this table stands in for one with the cube (a cube-aware table for it
-would need cube-play rates that the networks do not yet give; stated where it
-is used).
+``M(a, b) + M(b, a) = 1``, and falls as ``a`` grows.
+
+**With the cube** (a ruleset that has one: Play65's), each entry is instead
+the cubeful value of a game's start at that score by the cube model the
+analysis uses (:mod:`.cubeful`: P(win) 1/2, the kinds' shares as above,
+contact efficiency 0.68, the side on roll taking its best cube action, either
+side first on roll with chance 1/2), its cash points looked up in the entries
+already built (every score a game can lead to is nearer the end).  The Crawford game
+(a side 1 away for the first time, with the Crawford rule) is played without
+the cube, and the post-Crawford entries are built the same way with the
+leader unable to gain by doubling.
 
 >>> from nardtools import find_ruleset
 >>> met = long_met(find_ruleset("long").rules)
@@ -68,13 +74,83 @@ def long_met(rules: Rules, rates: dict[str, float] | None = None,
 
     values = tuple(points_for(OutcomeKind(k), rules) for k in KINDS)
     shares = tuple((rates or outcome_rates())[k] for k in KINDS)
+    if abs(sum(shares) - 1) > 1e-9 or min(shares) < 0:
+        raise AnalysisError("outcome rates must be non-negative and sum to 1")
+    if rules.cube:
+        return _long_met_with_cube(rules, shares, length)
     return _long_met(values, shares, length, rules.scoring)
+
+
+class _Building:
+    """A table being built: the entries so far, looked up as a finished one."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.pre: dict[tuple[int, int], float] = {}
+        self.post: dict[int, float] = {}
+
+    def equity(self, a: int, b: int, *, post_crawford: bool = False) -> float:
+        if a <= 0:
+            return 1.0
+        if b <= 0:
+            return 0.0
+        if post_crawford and (a == 1) != (b == 1):
+            return 1 - self.post[b] if a == 1 else self.post[a]
+        return self.pre[a, b]
+
+
+@lru_cache(maxsize=16)
+def _long_met_with_cube(rules: Rules, shares: tuple[float, ...], length: int) -> MatchEquityTable:
+    import numpy as np
+
+    from .cubeful import CONTACT_X, CubeState, Valuer
+
+    table = _Building(f"nardtools Long Nardy with the cube ({rules.scoring} scoring)")
+    valuer = Valuer(rules, table)  # type: ignore[arg-type]
+    # a game's start: P(win) 1/2, each kind won (and lost) in its share; the classes are cumulative
+    by_kind = dict(zip(KINDS, shares))
+    half = 0.5 * np.array([1.0, 1 - by_kind["oin"], by_kind["home-mars"], by_kind["koks"]])
+    p = np.concatenate([half, half[1:]])[None, :]
+    x = np.array([CONTACT_X])
+    crawford_rule = rules.has_crawford_game
+
+    def on_roll(state: CubeState) -> float:
+        """MWC of the side on roll at the start, taking its best cube action."""
+        nd = float(valuer.match(p, state, x)[0])
+        if not state.may_double(rules):
+            return nd
+        dt = float(valuer.match(p, state.doubled(), x)[0])
+        dp = table.equity(state.away[0] - state.value, state.away[1], post_crawford=state.post_crawford)
+        return min(dt, dp) if dt >= nd and dp >= nd else nd
+
+    def start(a: int, b: int, crawford: bool) -> float:
+        """MWC of the side needing ``a``: either side may be first on roll."""
+        n = length + 1
+        mine = CubeState(1, None, 0, n, (n - a, n - b), crawford)
+        return 0.5 * on_roll(mine) + 0.5 * (1 - on_roll(mine.flipped()))
+
+    table.post[1] = 0.5
+    for total in range(2, 2 * length + 1):
+        for a in range(max(1, total - length), min(length, total - 1) + 1):
+            b = total - a
+            if a == 1 and b == 1:
+                table.pre[1, 1] = 0.5
+            elif a == 1 or b == 1:
+                trailer = max(a, b)
+                if trailer not in table.post:
+                    table.post[trailer] = 1 - start(1, trailer, False)  # the trailer's chance
+                # the Crawford game (without the rule: a game like any other with a side 1 away)
+                value = start(a, b, crawford_rule)
+                table.pre[a, b] = value
+            else:
+                table.pre[a, b] = start(a, b, False)
+    pre = tuple(tuple(table.pre[a, b] for b in range(1, length + 1)) for a in range(1, length + 1))
+    post = tuple(table.post[b] for b in range(1, length + 1))
+    return MatchEquityTable(table.name, pre, post)
 
 
 @lru_cache(maxsize=16)
 def _long_met(values: tuple[int, ...], shares: tuple[float, ...], length: int, scoring: str) -> MatchEquityTable:
-    if abs(sum(shares) - 1) > 1e-9 or min(shares) < 0:
-        raise AnalysisError("outcome rates must be non-negative and sum to 1")
     m: dict[tuple[int, int], float] = {}
 
     def at(a: int, b: int) -> float:

@@ -271,9 +271,10 @@ def _analysis(out: FileStats, g: Any, record: Any, ply: int, evaluators: dict[st
     except AnalysisError as e:
         out.problems.append(f"{record.path}: game {g.record.number}: not analysed: {e}")
         return {}
-    from .analyse import PlayerAnalysis
+    from .analyse import CubeAnalysis, PlayerAnalysis, TurnAnalysis
 
-    for t in [*turns, *cubes]:
+    entries: list[TurnAnalysis | CubeAnalysis] = [*turns, *cubes]
+    for t in entries:
         out.analysis.setdefault(t.player, PlayerAnalysis(t.player)).add(t)
     return {t.index: t for t in turns}
 
