@@ -253,6 +253,11 @@ def test_analyse_reports_cube_decisions_in_text_and_json(tmp_path: Path) -> None
             assert t["action"] in ("no double", "double", "take", "pass", "beaver") and t["error"] >= 0
             assert set(t) >= {"best", "mark", "alert", "proper", "no_double", "double_take", "double_pass"}
     assert {"cube_decisions", "cube_error_rate", "missed_doubles", "wrong_takes"} <= set(data["players"][0])
+    # the MWC view: in a match every error also as match winning chances, a fixed share of the EMG
+    plays = [t for t in turns if t["kind"] == "play" and t["error"]]
+    assert plays and all(0 < t["error_mwc"] < t["error"] for t in plays)
+    shown = runner.invoke(app, ["analyse", str(record), "--game", "1", "--mwc"]).stdout
+    assert "errors as match winning chances lost" in shown and "%" in shown
     text = runner.invoke(app, ["analyse", str(record), "--game", "1"]).stdout
     assert text.startswith("Equities: EMG") and "cube rate" in text
     money = json.loads(runner.invoke(app, ["analyse", str(record), "--game", "1", "--money", "--format",

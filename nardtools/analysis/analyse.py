@@ -95,11 +95,17 @@ class TurnAnalysis:
     forced: bool
     evaluator: str
     where: tuple[int, int] = (0, 0)  # the play's line and column in the record
+    mwc_per_emg: float = 0.0   # in a match: match winning chances per unit of equity
+
+    @property
+    def error_mwc(self) -> float | None:
+        """In a match, the error as match winning chances lost."""
+        return None if self.error is None or not self.mwc_per_emg else self.error * self.mwc_per_emg
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": "play", "turn": self.turn, "player": self.player, "dice": self.dice, "play": self.play,
-                "best": self.best, "error": self.error, "luck": self.luck, "mark": self.mark,
-                "forced": self.forced, "equity": self.equity, "best_equity": self.best_equity,
+                "best": self.best, "error": self.error, "error_mwc": self.error_mwc, "luck": self.luck,
+                "mark": self.mark, "forced": self.forced, "equity": self.equity, "best_equity": self.best_equity,
                 "evaluator": self.evaluator}
 
 
@@ -124,11 +130,18 @@ class CubeAnalysis:
     cube: int          # the cube before the decision
     evaluator: str
     where: tuple[int, int] = (0, 0)
+    mwc_per_emg: float = 0.0
+
+    @property
+    def error_mwc(self) -> float | None:
+        """In a match, the error as match winning chances lost."""
+        return self.error * self.mwc_per_emg if self.mwc_per_emg else None
 
     def as_dict(self) -> dict[str, Any]:
         d = self.decision
         return {"kind": "cube", "turn": self.turn, "player": self.player, "action": self.action,
-                "best": self.best, "error": self.error, "mark": self.mark, "alert": self.alert,
+                "best": self.best, "error": self.error, "error_mwc": self.error_mwc, "mark": self.mark,
+                "alert": self.alert,
                 "proper": d.proper, "cube": self.cube, "no_double": d.no_double, "double_take": d.double_take,
                 "double_pass": d.double_pass, "evaluator": self.evaluator}
 
@@ -328,10 +341,11 @@ def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply
         averages = sum(roll.weight / 36 * v for roll, v in zip(ALL_ROLLS, best_by_roll))
         luck = best_by_roll[ALL_ROLLS.index(t.dice)] - averages
         forced = len(ranked) == 1
+        scale = judge.valuer.mwc_per_emg(state) if judge.valuer and state else 0.0
         turns.append(TurnAnalysis(game.record.number, a.number, index, names[a.player], a.player, str(t.dice),
                                   str(t.play), str(best.play), None if made is None else made.equity,
                                   best.equity, error, luck, None if forced else mark_of(error), forced,
-                                  best.evaluation.evaluator, (a.line, a.col)))
+                                  best.evaluation.evaluator, (a.line, a.col), scale))
         if progress:
             progress()
     return turns
@@ -349,7 +363,7 @@ def analyse_cube(game: ReplayedGame, ev: Evaluator, names: Sequence[str], judge:
     turn_of = {id(t.action): i for i, t in enumerate(game.turns)}
     out: list[CubeAnalysis] = []
     seen = 0          # turns replayed before the action at hand
-    offer: tuple[Any, CubeDecision, int, int] | None = None  # the double, its decision, index, cube
+    offer: tuple[tuple[CubeDecision, str, float], int, int] | None = None  # the double's decision, index, cube
     doubled_before: set[int] = set()
     actions = game.record.actions
 
@@ -358,7 +372,7 @@ def analyse_cube(game: ReplayedGame, ev: Evaluator, names: Sequence[str], judge:
             return game.turns[index].before
         return game.turns[-1].after if game.turns else None
 
-    def decide(index: int, side: int, cube: int, owner: int | None) -> tuple[CubeDecision, str] | None:
+    def decide(index: int, side: int, cube: int, owner: int | None) -> tuple[CubeDecision, str, float] | None:
         position = position_at(index)
         if position is None:
             return None
@@ -369,13 +383,14 @@ def analyse_cube(game: ReplayedGame, ev: Evaluator, names: Sequence[str], judge:
         p = ev.static(rows, database=True)[0] if ply == 0 else ev.values(rows, ply)
         d = cube_decision(p, rows, state, ev.rules, valuer=valuer)
         source = ev.static(rows, database=True)[1][0]
-        return d, source if ply == 0 or source == "terminal" else f"{source}, {ply}-ply"
+        return d, source if ply == 0 or source == "terminal" else f"{source}, {ply}-ply", valuer.mwc_per_emg(state)
 
-    def entry(a: Any, index: int, side: int, action: str, d: CubeDecision, cube: int, source: str,
+    def entry(a: Any, index: int, side: int, action: str, found: tuple[CubeDecision, str, float], cube: int,
               where: tuple[int, int]) -> CubeAnalysis:
+        d, source, scale = found
         error = d.error(action)
         return CubeAnalysis(game.record.number, a.number, index, names[side], side, action, d.best_action(action),
-                            error, mark_of(error), d.alert(action), d, cube, source, where)
+                            error, mark_of(error), d.alert(action), d, cube, source, where, scale)
 
     for a in actions:
         if a.kind is ActionKind.DOUBLE and id(a) in game.offers:
@@ -383,14 +398,13 @@ def analyse_cube(game: ReplayedGame, ev: Evaluator, names: Sequence[str], judge:
             cube = game.offers[id(a)] // 2
             found = decide(seen, a.player, cube, owner)
             if found is not None:
-                d, source = found
-                out.append(entry(a, seen, a.player, "double", d, cube, source, (a.line, a.col)))
-                offer = (a, d, seen, cube)
+                out.append(entry(a, seen, a.player, "double", found, cube, (a.line, a.col)))
+                offer = (found, seen, cube)
                 doubled_before.add(seen)
         elif a.kind in (ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER) and offer is not None:
-            _, d, index, cube = offer
+            found, index, cube = offer
             action = {ActionKind.TAKE: "take", ActionKind.DROP: "pass", ActionKind.BEAVER: "beaver"}[a.kind]
-            out.append(entry(a, index, a.player, action, d, cube, out[-1].evaluator, (a.line, a.col)))
+            out.append(entry(a, index, a.player, action, found, cube, (a.line, a.col)))
             offer = None
         elif id(a) in turn_of:
             index = turn_of[id(a)]
@@ -398,9 +412,8 @@ def analyse_cube(game: ReplayedGame, ev: Evaluator, names: Sequence[str], judge:
             if index not in doubled_before and not a.part:
                 found = decide(index, a.player, t.cube, t.cube_owner)
                 if found is not None:
-                    d, source = found
-                    c = entry(a, index, a.player, "no double", d, t.cube, source, (a.line, a.col))
-                    if c.alert or d.close():
+                    c = entry(a, index, a.player, "no double", found, t.cube, (a.line, a.col))
+                    if c.alert or c.decision.close():
                         out.append(c)
             seen = index + 1
     return out

@@ -230,6 +230,12 @@ class Valuer:
         win, lose = self._me(state, state.value, 0), self._me(state, 0, state.value)
         return (2 * mwc - (win + lose)) / (win - lose)
 
+    def mwc_per_emg(self, state: CubeState) -> float:
+        """Match winning chances per unit of EMG at this state (0 in money play)."""
+        if state.money:
+            return 0.0
+        return (self._me(state, state.value, 0) - self._me(state, 0, state.value)) / 2
+
     def mwc_of_eq(self, eq: np.ndarray, state: CubeState) -> np.ndarray:
         """The inverse of :meth:`eq_of_mwc`."""
         win, lose = self._me(state, state.value, 0), self._me(state, 0, state.value)

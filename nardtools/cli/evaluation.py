@@ -323,6 +323,8 @@ def analyse_command(
                      "cube ignored (no cube decisions).")] = False,
     met: Annotated[Path | None, typer.Option("--met", help="A match equity table (CSV, see docs/analysis.md) "
                    "instead of the game's own (Kazaross-XG2; nardtools' for Long Nardy).")] = None,
+    mwc: Annotated[bool, typer.Option("--mwc", help="In a match, show the errors as match winning chances "
+                   "lost (percent) instead of EMG.")] = False,
     encoding: EncodingOpt = None,
     fmt: FormatOpt = OutputFormat.text,
     quiet: QuietOpt = False,
@@ -371,16 +373,21 @@ def analyse_command(
     else:
         from ..analysis.analyse import CubeAnalysis
 
-        typer.echo(f"Equities: {result.units}")
+        as_mwc = mwc and result.units.startswith("EMG")
+
+        def lost_text(t: Any) -> str:
+            return f"-{100 * t.error_mwc:.2f}%" if as_mwc and t.error_mwc is not None else f"-{t.error:.3f}"
+
+        typer.echo(f"Equities: {result.units}" + ("; errors as match winning chances lost" if as_mwc else ""))
         for number in result.games:
             typer.echo(f"Game {number}")
             for t in result.entries(number):
                 if isinstance(t, CubeAnalysis):
                     if t.alert or t.mark:
                         typer.echo(f"  {t.turn:>3}. {t.player:<12} cube {t.cube}: {t.action:<9} "
-                                   f"{t.alert or t.mark:<13} -{t.error:.3f}  {t.decision.proper} proper")
+                                   f"{t.alert or t.mark:<13} {lost_text(t)}  {t.decision.proper} proper")
                 elif t.mark or t.error is None:
-                    lost = "illegal here" if t.error is None else f"-{t.error:.3f}"
+                    lost = "illegal here" if t.error is None else lost_text(t)
                     typer.echo(f"  {t.turn:>3}. {t.player:<12} {t.dice} {t.play:<24} {t.mark or '':<8} {lost}  "
                                f"best {t.best}")
         typer.echo(f"{'player':<16} {'decisions':>9} {'error rate':>10} {'errors':>6} {'blunders':>8} "
