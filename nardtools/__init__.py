@@ -56,6 +56,19 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
 
 
+def _show_in_notebooks() -> None:
+    """Inside IPython or Jupyter: positions, games and replays show as pictures."""
+    import sys
+
+    if "IPython" in sys.modules:
+        from .teaching.notebook import register
+
+        register()
+
+
+_show_in_notebooks()
+
+
 if TYPE_CHECKING:
     from .analysis.evaluate import evaluate, hint
     from .dice import ALL_ROLLS, Roll

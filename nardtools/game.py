@@ -289,16 +289,6 @@ class Game:
         self.phase = Phase.PLAY
         return roll
 
-    def _repr_svg_(self) -> str:
-        """The board with the dice, cube and score, as Jupyter shows a game."""
-        from .setup import Setup
-        from .teaching.board_image import board_image
-
-        dice = (self.dice.high, self.dice.low) if isinstance(self.dice, Roll) else None
-        setup = Setup(self.position, dice=dice, cube=self.cube, cube_owner=self.cube_owner,
-                      match_length=self.match_length, score=self.score, crawford=self.crawford)
-        return board_image(setup, cube=self.rules.cube).decode("utf-8")
-
     # ------------------------------------------------------------ push and pop
     def push(self, play: Play | str) -> None:
         """:meth:`play`, remembering the state before it for :meth:`pop`

@@ -272,12 +272,6 @@ class Position:
     def __repr__(self) -> str:
         return f"Position.parse({str(self)!r})"
 
-    def _repr_svg_(self) -> str:
-        """The board, as Jupyter shows a position (no network, no files)."""
-        from .teaching.board_image import board_image
-
-        return board_image(self).decode("utf-8")
-
     @classmethod
     def parse(cls, text: str) -> Position:
         """Read the canonical text (see :meth:`__str__`).

@@ -52,14 +52,14 @@ class Setup:
     @property
     def position_id(self) -> str:
         """The gnubg Position ID."""
-        from .notation.gnubg_id import position_id
+        from .gnubg_id import position_id
 
         return position_id(self.position)
 
     @property
     def match_id(self) -> str:
         """The gnubg Match ID (bit 66 set in match play, as gnubg 1.07 does)."""
-        from .notation.ids import match_id
+        from .gnubg_id import match_id
 
         return match_id(self)
 

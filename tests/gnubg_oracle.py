@@ -85,7 +85,7 @@ def compare_match_analysis(sgf: Path, parts: Sequence[Path]) -> dict[str, Any]:
     in the same category at the same position."""
     from nardtools import read_record, replay_match
     from nardtools.analysis.analyse import analyse_match, recorded_analysis
-    from nardtools.notation.gnubg_id import position_id
+    from nardtools.gnubg_id import position_id
 
     match = replay_match(read_record(sgf))
     ours = analyse_match(match, evaluator="gnubg")

@@ -1,6 +1,7 @@
-"""No import cycle among nardtools' modules: the graph of module-level
-imports (``TYPE_CHECKING`` blocks and imports inside functions left out) has
-no cycle, and every module imports alone in a fresh interpreter."""
+"""No import cycle among nardtools' modules: neither the graph of
+module-level imports nor the graph with every import inside a function too
+(``TYPE_CHECKING`` blocks left out; a module may import the packages it
+lives in) has a cycle, and every module imports alone in a fresh interpreter."""
 
 from __future__ import annotations
 
@@ -57,6 +58,64 @@ def test_the_module_level_import_graph_has_no_cycle():
     for name in graph:
         if name not in state:
             visit(name, [])
+
+
+def _every_import(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The nardtools modules ``name`` may import: at module level and inside
+    its functions, ``TYPE_CHECKING`` blocks left out, its own packages too."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(n) for node in ast.walk(tree)
+                   if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test) for n in ast.walk(node)}
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom):
+            base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in modules else target)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {m for m in found if m in modules and m != name and not name.startswith(m + ".")}
+
+
+def test_no_import_cycle_even_through_imports_inside_functions():
+    """Tarjan's strongly connected components of the whole graph: none has
+    more than one module."""
+    modules = _modules()
+    graph = {name: _every_import(name, path, modules) for name, path in modules.items()}
+    assert graph["nardtools.analysis.analyse"] >= {"nardtools.notation.native"}  # function-level edges are read
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    assert not cycles, cycles
 
 
 def test_every_module_imports_alone():

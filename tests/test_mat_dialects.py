@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nardtools.notation.mat import decode, read_mat
+from nardtools.notation.mat import decode, read_mat, replay_text
 from nardtools.notation.record import RecordError
-from nardtools.notation.replay import replay_match, replay_text
+from nardtools.notation.replay import replay_match
 
 
 def kinds(record, game=0):

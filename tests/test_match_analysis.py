@@ -139,20 +139,23 @@ def test_long_met_is_symmetric_and_monotone() -> None:
 
 def test_long_met_reproduces_itself_in_simulated_matches() -> None:
     """10,000 matches to 5 from 2-3 (needing 3 against 2), each game's winner
-    and kind drawn from the table's own outcome rates: the share won lands
-    within two standard errors of the table."""
+    drawn 1/2 and its kind from the winner's shares at the score (as the
+    table has them): the share won lands within two standard errors of the
+    table."""
+    from nardtools.analysis.met import outcome_shares
     from nardtools.outcome import OutcomeKind, points_for
 
     met = long_met(LONG)
-    rates = outcome_rates()
+    shares = outcome_shares(LONG)
     values = np.array([points_for(OutcomeKind(k), LONG) for k in KINDS])
     rng = np.random.default_rng(24)
     wins, matches = 0, 10_000
     for _ in range(matches):
         need = [3, 2]
         while min(need) > 0:
-            kind = rng.choice(len(KINDS), p=[rates[k] for k in KINDS])
-            need[int(rng.integers(2))] -= values[kind]
+            winner = int(rng.integers(2))
+            share = shares.at(need[winner], need[1 - winner])[0]
+            need[winner] -= values[rng.choice(len(KINDS), p=np.array(share) / sum(share))]
         wins += need[0] <= 0
     expected = met.equity(3, 2)
     se = (expected * (1 - expected) / matches) ** 0.5

@@ -244,7 +244,7 @@ def test_race_equity_values_a_home_mars_by_the_scoring_table() -> None:
 def test_a_given_encoding_keeps_the_compiled_path_for_plain_ascii(monkeypatch) -> None:
     """Issue 22: --encoding turned the compiled path off; for a plain ASCII
     file every encoding that extends ASCII reads the same text."""
-    from nardtools.analysis import stats
+    from nardtools.analysis.stats import collection as stats
 
     path = str(ROOT / "examples" / "long-nardy" / "nardionline-7pt-seed2.mat")
     plain = stats.file_stats(path, turns=True)

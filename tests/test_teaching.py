@@ -11,8 +11,9 @@ from nardtools import Play, Position
 from nardtools.analysis.annotate import annotate_game, race_equity
 from nardtools.cli import app
 from nardtools.notation.ids import Setup, parse_setup
+from nardtools.notation.mat import replay_text
 from nardtools.notation.reading import read_record
-from nardtools.notation.replay import replay_match, replay_text
+from nardtools.notation.replay import replay_match
 from nardtools.teaching.board_image import _R, board_figure, save_board
 from nardtools.teaching.replay import describe, replay_terminal
 
@@ -134,15 +135,30 @@ def test_positions_games_and_replays_show_themselves_in_notebooks():
     from nardtools import Game, Position, read_games
     from nardtools.notation.reading import read_record
     from nardtools.notation.replay import replay_match
+    from nardtools.teaching.notebook import register
 
-    svg = Position.start("long")._repr_svg_()
+    class Formatter:  # IPython's, as far as registration goes
+        def __init__(self) -> None:
+            self.shown: dict[tuple[str, str], object] = {}
+
+        def for_type_by_name(self, module: str, name: str, show: object) -> None:
+            self.shown[module, name] = show
+
+    class Shell:
+        display_formatter = type("F", (), {"formatters": {"image/svg+xml": Formatter(), "text/html": Formatter()}})
+
+    assert register() is False  # no shell running here
+    shell = Shell()
+    assert register(shell)
+    svg_of, html_of = (shell.display_formatter.formatters[m].shown for m in ("image/svg+xml", "text/html"))
+    svg = svg_of["nardtools.position", "Position"](Position.start("long"))
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
     game = Game("backgammon", seed=2)
     game.start(0)
     game.roll(3, 1)
-    assert "<svg" in game._repr_svg_()
+    assert "<svg" in svg_of["nardtools.game", "Game"](game)
     match = replay_match(read_record(Path(__file__).parent / "fixtures" / "gnubg-standard-5-90001.mat"))
-    page = match._repr_html_()
+    page = html_of["nardtools.notation.replay", "ReplayedMatch"](match)
     assert page.startswith("<iframe srcdoc=") and "&lt;script" in page
     assert eval(repr(Position.start("long"))) == Position.start("long")  # repr stays evaluable
     assert next(read_games(Path(__file__).parent / "fixtures" / "gnubg-standard-5-90001.mat")).complete

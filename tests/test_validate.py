@@ -9,8 +9,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from nardtools.cli import app
-from nardtools.notation.mat import read_mat
-from nardtools.notation.replay import replay_match, replay_text
+from nardtools.notation.mat import read_mat, replay_text
+from nardtools.notation.replay import replay_match
 from nardtools.notation.validate import expand_paths, validate_paths
 
 from .corpus import CORPUS, needs_corpus

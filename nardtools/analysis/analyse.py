@@ -47,6 +47,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .cubeful import CubeDecision, cube_decision
 from .evaluate import Evaluator, PlayValue, ranked_plays
 from .nets import boards_of, equity
@@ -56,6 +58,7 @@ if TYPE_CHECKING:
     from ..rules import Rules
     from .cube import MatchEquityTable
     from .cubeful import CubeState, Valuer
+    from .evaluate import Evaluation
 
 #: (threshold, mark), the largest first: GNU Backgammon 1.07's defaults, as its
 #: ``show analysis`` prints them (doubtful 0.030, bad 0.060, very bad 0.120).
@@ -284,6 +287,32 @@ class Judge:
             return None
         theirs = state.flipped()
         return lambda q, rows: -valuer.leaf(q, rows, theirs)
+
+
+def at_stakes(evaluation: Evaluation, setup: Any, rules: Rules, met: MatchEquityTable | None = None) -> dict[str, Any]:
+    """An evaluation at the cube and score ``setup`` carries (:mod:`.cubeful`):
+    the units, the cubeful equity of the side on roll holding the cube as it
+    is, and its cube decision where it may double (else why not).  The match
+    table is the game's own unless ``met`` is given."""
+    from ..game import may_double
+    from .cubeful import CubeState, Valuer
+    from .met import default_met
+    from .nets import CLASSES
+
+    state = CubeState.of_setup(setup, rules)
+    valuer = Valuer(rules, met or (default_met(rules) if state.length else None))
+    p = np.array([[evaluation.probabilities[c] for c in CLASSES[valuer.game]]])
+    rows = boards_of([setup.position])
+    x = valuer.efficiency(rows)
+    out: dict[str, Any] = {"units": state.units(valuer.met.name), "cubeful_equity": float(valuer.cubeful(p, state, x)[0]),
+                           "cube": None, "cube_note": ""}
+    if state.may_double(rules):
+        out["cube"] = cube_decision(p, rows, state, rules, x=x, valuer=valuer)
+    else:
+        out["cube_note"] = may_double(rules, state.mover, cube=state.value, cube_owner=state.owner,
+                                      match_length=state.length, score=state.score, crawford=state.crawford) \
+            or "a double cannot gain here (the side on roll already wins the match with the cube as it is)"
+    return out
 
 
 def analyse_match(replayed: ReplayedMatch, *, ply: int = 0, games: set[int] | None = None,

@@ -22,7 +22,7 @@ Outside the database these are left empty (``None``) rather than guessed:
 one-sided rollouts would make the error figures noise.  ``race_points``
 widens the database (8 or 10 points; built once and cached).
 
->>> from nardtools.notation.replay import replay_text
+>>> from nardtools.notation.mat import replay_text
 >>> text = " 1 point match\\n\\n Game 1\\n A : 0    B : 0\\n  1) 31: 8/5 6/5    42: 8/4 6/4\\n"
 >>> notes = annotate_game(replay_text(text).games[0])
 >>> [(n.dice, n.play, n.legal_plays, n.pips_after) for n in notes]

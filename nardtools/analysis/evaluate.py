@@ -364,31 +364,6 @@ class _GnubgNet:
         return np.array([self.module.probabilities([row[27:52].tolist(), row[1:26].tolist()], 0) for row in rows])
 
 
-def at_stakes(evaluation: Evaluation, setup: Any, rules: Rules, met: Any = None) -> dict[str, Any]:
-    """An evaluation at the cube and score ``setup`` carries (:mod:`.cubeful`):
-    the units, the cubeful equity of the side on roll holding the cube as it
-    is, and its cube decision where it may double (else why not).  The match
-    table is the game's own unless ``met`` is given."""
-    from ..game import may_double
-    from .cubeful import CubeState, Valuer, cube_decision
-    from .met import default_met
-
-    state = CubeState.of_setup(setup, rules)
-    valuer = Valuer(rules, met or (default_met(rules) if state.length else None))
-    p = np.array([[evaluation.probabilities[c] for c in CLASSES[valuer.game]]])
-    rows = boards_of([setup.position])
-    x = valuer.efficiency(rows)
-    out: dict[str, Any] = {"units": state.units(valuer.met.name), "cubeful_equity": float(valuer.cubeful(p, state, x)[0]),
-                           "cube": None, "cube_note": ""}
-    if state.may_double(rules):
-        out["cube"] = cube_decision(p, rows, state, rules, x=x, valuer=valuer)
-    else:
-        out["cube_note"] = may_double(rules, state.mover, cube=state.value, cube_owner=state.owner,
-                                      match_length=state.length, score=state.score, crawford=state.crawford) \
-            or "a double cannot gain here (the side on roll already wins the match with the cube as it is)"
-    return out
-
-
 @dataclass(frozen=True)
 class Rollout:
     """A rollout's result: the mean probabilities and equity, with the

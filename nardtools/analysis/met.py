@@ -38,6 +38,7 @@ leader unable to gain by doubling.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,22 +61,66 @@ def default_met(rules: Rules) -> MatchEquityTable:
 
 
 def outcome_rates() -> dict[str, float]:
-    """Long Nardy's outcome rates by kind, as shipped (they sum to 1)."""
+    """Long Nardy's outcome rates by kind in money play, as shipped (they sum to 1)."""
     data = json.loads(RATES_FILE.read_text(encoding="utf-8"))
     counts = data["counts"]
     total = sum(counts.values())
     return {k: counts[k] / total for k in KINDS}
 
 
+Share = tuple[float, float, float, float]  # of a side's wins: oin, mars, home mars, koks
+
+
+@dataclass(frozen=True)
+class Shares:
+    """How the wins of each side end: in money play (``money``), and at the
+    scores measured (``by_score``: (a, b) -> the shares of the side needing
+    ``a`` and of the side needing ``b``, for a <= b)."""
+
+    money: Share
+    by_score: tuple[tuple[tuple[int, int], tuple[Share, Share]], ...] = ()
+
+    def at(self, a: int, b: int) -> tuple[Share, Share]:
+        """The shares of the side needing ``a`` and of the other side."""
+        found = dict(self.by_score)
+        if (a, b) in found:
+            return found[a, b]
+        if (b, a) in found:
+            theirs, mine = found[b, a]
+            return mine, theirs
+        return self.money, self.money
+
+
+def outcome_shares(rules: Rules, rates: dict[str, float] | None = None) -> Shares:
+    """The shares a table under ``rules`` uses: the money rates, and the
+    shares measured at each score where the scoring table is the one they
+    were measured under (``long``'s)."""
+    from ..rules import find_ruleset
+
+    money = tuple((rates or outcome_rates())[k] for k in KINDS)
+    if abs(sum(money) - 1) > 1e-9 or min(money) < 0:
+        raise AnalysisError("outcome rates must be non-negative and sum to 1")
+    data = json.loads(RATES_FILE.read_text(encoding="utf-8"))
+    scores = data.get("scores")
+    if rates is not None or not scores or rules.scoring != find_ruleset(scores.get("ruleset", "long")).rules.scoring:
+        return Shares(money)  # type: ignore[arg-type]
+    by_score = []
+    for key, counts in scores["by_score"].items():
+        a, b = (int(v) for v in key.split("-"))
+        pair = tuple(tuple(c[k] / max(sum(c.values()), 1) for k in KINDS) for c in counts)
+        by_score.append(((a, b), pair))
+    return Shares(money, tuple(sorted(by_score)))  # type: ignore[arg-type]
+
+
 def long_met(rules: Rules, rates: dict[str, float] | None = None,
              length: int = LONG_MET_LENGTH) -> MatchEquityTable:
-    """The Long Nardy table under ``rules``' scoring table (see the module docstring)."""
+    """The Long Nardy table under ``rules``' scoring table (see the module
+    docstring); ``rates`` replaces the shipped money rates (and then no
+    shares by score are used)."""
     from ..outcome import OutcomeKind, points_for
 
     values = tuple(points_for(OutcomeKind(k), rules) for k in KINDS)
-    shares = tuple((rates or outcome_rates())[k] for k in KINDS)
-    if abs(sum(shares) - 1) > 1e-9 or min(shares) < 0:
-        raise AnalysisError("outcome rates must be non-negative and sum to 1")
+    shares = outcome_shares(rules, rates)
     if rules.cube:
         return _long_met_with_cube(rules, shares, length)
     return _long_met(values, shares, length, rules.scoring)
@@ -100,21 +145,24 @@ class _Building:
 
 
 @lru_cache(maxsize=16)
-def _long_met_with_cube(rules: Rules, shares: tuple[float, ...], length: int) -> MatchEquityTable:
+def _long_met_with_cube(rules: Rules, shares: Shares, length: int) -> MatchEquityTable:
     import numpy as np
 
     from .cubeful import CONTACT_X, CubeState, Valuer
 
     table = _Building(f"nardtools Long Nardy with the cube ({rules.scoring} scoring)")
     valuer = Valuer(rules, table)  # type: ignore[arg-type]
-    # a game's start: P(win) 1/2, each kind won (and lost) in its share; the classes are cumulative
-    by_kind = dict(zip(KINDS, shares))
-    half = 0.5 * np.array([1.0, 1 - by_kind["oin"], by_kind["home-mars"], by_kind["koks"]])
-    p = np.concatenate([half, half[1:]])[None, :]
     x = np.array([CONTACT_X])
     crawford_rule = rules.has_crawford_game
 
-    def on_roll(state: CubeState) -> float:
+    def start_probabilities(mine: Share, theirs: Share) -> np.ndarray:
+        """A game's start: P(win) 1/2, each side's wins ending in its shares
+        (the network's classes are cumulative: a mars counts its home mars and koks)."""
+        def half(share: Share) -> list[float]:
+            return [0.5 * (1 - share[0]), 0.5 * share[2], 0.5 * share[3]]
+        return np.array([[0.5, *half(mine), *half(theirs)]])
+
+    def on_roll(state: CubeState, p: np.ndarray) -> float:
         """MWC of the side on roll at the start, taking its best cube action."""
         nd = float(valuer.match(p, state, x)[0])
         if not state.may_double(rules):
@@ -127,7 +175,9 @@ def _long_met_with_cube(rules: Rules, shares: tuple[float, ...], length: int) ->
         """MWC of the side needing ``a``: either side may be first on roll."""
         n = length + 1
         mine = CubeState(1, None, 0, n, (n - a, n - b), crawford)
-        return 0.5 * on_roll(mine) + 0.5 * (1 - on_roll(mine.flipped()))
+        share_a, share_b = shares.at(a, b)
+        return (0.5 * on_roll(mine, start_probabilities(share_a, share_b))
+                + 0.5 * (1 - on_roll(mine.flipped(), start_probabilities(share_b, share_a))))
 
     table.post[1] = 0.5
     for total in range(2, 2 * length + 1):
@@ -150,7 +200,7 @@ def _long_met_with_cube(rules: Rules, shares: tuple[float, ...], length: int) ->
 
 
 @lru_cache(maxsize=16)
-def _long_met(values: tuple[int, ...], shares: tuple[float, ...], length: int, scoring: str) -> MatchEquityTable:
+def _long_met(values: tuple[int, ...], shares: Shares, length: int, scoring: str) -> MatchEquityTable:
     m: dict[tuple[int, int], float] = {}
 
     def at(a: int, b: int) -> float:
@@ -163,7 +213,8 @@ def _long_met(values: tuple[int, ...], shares: tuple[float, ...], length: int, s
     for total in range(2, 2 * length + 1):  # M(a, b) needs only smaller a + b
         for a in range(max(1, total - length), min(length, total - 1) + 1):
             b = total - a
-            m[a, b] = sum(r / 2 * (at(a - v, b) + at(a, b - v)) for v, r in zip(values, shares))
+            mine, theirs = shares.at(a, b)
+            m[a, b] = sum(r / 2 * at(a - v, b) + q / 2 * at(a, b - v) for v, r, q in zip(values, mine, theirs))
     pre = tuple(tuple(m[a, b] for b in range(1, length + 1)) for a in range(1, length + 1))
     post = tuple(1 - pre[0][b] for b in range(length))
     return MatchEquityTable(f"nardtools Long Nardy ({scoring} scoring)", pre, post)
@@ -174,31 +225,89 @@ def measure_rates(games: int, seed: int = 1, ruleset: str = "long") -> dict[str,
     and count how each ended."""
     from ..rules import find_ruleset
     from .evaluate import load_networks
-    from .nets import CLASSES, outcome
     from .selfplay import NetPlayer, play_game
 
     rs = find_ruleset(ruleset)
     net = load_networks("long")
     player = NetPlayer(net, rs)
     counts = dict.fromkeys(KINDS, 0)
-    classes = CLASSES["long"]
     for i in range(games):
         kinds: list[str] = []
-
-        def watch(_board: Any, rows: Any, chosen: int, kinds: list[str] = kinds) -> None:
-            from .nets import mover_won
-
-            row = rows[chosen]
-            if mover_won(row):
-                won = outcome("long", row[:26], rs.rules)
-                kinds.append("koks" if won[classes.index("win_koks")] else
-                             "home-mars" if won[classes.index("win_home_mars")] else
-                             "mars" if won[classes.index("win_mars")] else "oin")
-
-        play_game(rs, player, player, seed + i, on_turn=watch)
+        play_game(rs, player, player, seed + i, on_turn=_kind_watcher(rs.rules, kinds))
         counts[kinds[-1]] += 1
     return {"counts": counts, "games": games, "seed": seed, "ruleset": ruleset, "network": net.name,
             "command": f"python -m nardtools.analysis.met --games {games} --seed {seed}"}
+
+
+class ScorePlayer:
+    """The shipped network playing for the match: it picks the result with
+    the best dead-cube match winning chances at the score (each kind of win
+    worth what the table says it is worth there), not the best money equity."""
+
+    def __init__(self, net: Any, rules: Rules, table: MatchEquityTable, side: int, away: tuple[int, int]) -> None:
+        from .cubeful import CubeState, Valuer
+
+        self.net, self.rules, self.valuer = net, rules, Valuer(rules, table)
+        length = max(away)
+        # the other side's state: it is on roll after this side's play
+        self.theirs = CubeState(1, None, 1 - side, length, (length - away[0], length - away[1]))
+
+    def choose(self, rows: Any) -> int:
+        import numpy as np
+
+        from .nets import exact_where_finished
+
+        if len(rows) == 1:
+            return 0
+        p = self.net.probabilities(rows)
+        exact_where_finished(p, rows, "long", self.rules)
+        return int(np.argmin(self.valuer.dead_mwc(p, self.theirs)))
+
+
+def measure_score_shares(games: int, seed: int = 1, ruleset: str = "long", most: int = 5) -> dict[str, Any]:
+    """For each score with both sides at most ``most`` away (the side needing
+    ``a`` against ``b``, a <= b), ``games`` games of the network playing for
+    the match (:class:`ScorePlayer`, by the money-rate table), each side first
+    in half of them: how each side's wins ended."""
+    from ..rules import find_ruleset
+    from .evaluate import load_networks
+    from .selfplay import play_game
+
+    rs = find_ruleset(ruleset)
+    net = load_networks("long")
+    table = long_met(rs.rules, outcome_rates())  # by the money rates alone, whatever was measured before
+    out: dict[str, Any] = {}
+    for a in range(1, most + 1):
+        for b in range(a, most + 1):
+            if a == b == 1:
+                continue
+            counts = [dict.fromkeys(KINDS, 0), dict.fromkeys(KINDS, 0)]  # the side needing a, the side needing b
+            for i in range(games):
+                first = i % 2  # which of the two moves first
+                away = (a, b) if first == 0 else (b, a)
+                players = (ScorePlayer(net, rs.rules, table, 0, away), ScorePlayer(net, rs.rules, table, 1, away))
+                kinds: list[str] = []
+                result = play_game(rs, players[0], players[1], seed + i, on_turn=_kind_watcher(rs.rules, kinds))
+                winner = result.winner if first == 0 else 1 - result.winner
+                counts[winner][kinds[-1]] += 1
+            out[f"{a}-{b}"] = counts
+    return {"by_score": out, "games_per_score": games, "seed": seed, "most": most, "ruleset": ruleset,
+            "command": f"python -m nardtools.analysis.met --by-score {games} --seed {seed}"}
+
+
+def _kind_watcher(rules: Rules, kinds: list[str]) -> Any:
+    from .nets import CLASSES, mover_won, outcome
+
+    classes = CLASSES["long"]
+
+    def watch(_board: Any, rows: Any, chosen: int) -> None:
+        row = rows[chosen]
+        if mover_won(row):
+            won = outcome("long", row[:26], rules)
+            kinds.append("koks" if won[classes.index("win_koks")] else
+                         "home-mars" if won[classes.index("win_home_mars")] else
+                         "mars" if won[classes.index("win_mars")] else "oin")
+    return watch
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -206,11 +315,17 @@ def main(argv: list[str] | None = None) -> None:
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=20000)
+    parser.add_argument("--games", type=int, default=20000, help="money-play games for the overall rates")
+    parser.add_argument("--by-score", type=int, default=0, metavar="GAMES",
+                        help="instead, games per score for the shares by score (kept beside the rates)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--output", type=Path, default=RATES_FILE)
     args = parser.parse_args(argv)
-    data = measure_rates(args.games, args.seed)
+    if args.by_score:
+        data = json.loads(args.output.read_text(encoding="utf-8"))
+        data["scores"] = measure_score_shares(args.by_score, args.seed)
+    else:
+        data = measure_rates(args.games, args.seed)
     tmp = args.output.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     tmp.replace(args.output)

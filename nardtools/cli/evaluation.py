@@ -190,7 +190,8 @@ def eval_command(
     The cubeful equity and the cube decision use the position's own cube and
     score (a position text's suffix, a Match ID, an XGID), or --score,
     --cube, --owner and --crawford."""
-    from ..analysis.evaluate import at_stakes, evaluate
+    from ..analysis.analyse import at_stakes
+    from ..analysis.evaluate import evaluate
     from ..analysis.evaluate import rollout as roll_out
     from ..outcome import finished
 
@@ -235,7 +236,7 @@ MetOpt = Annotated[Path | None, typer.Option("--met", help="A match equity table
                                              "own.")]
 
 
-def _met(path: Path | None) -> object:
+def _met(path: Path | None) -> Any:
     from ..analysis.cube import read_met
 
     return read_met(path) if path is not None else None
@@ -288,7 +289,7 @@ def hint_command(
     if over is not None:
         raise fail(f"{setup.position}: the game is over ({PLAYER_NAMES[over.winner]} has won, {over.kind}): "
                    "no plays to rank")
-    judge = Judge.for_match(rs.rules, setup.match_length, money=money, met=_met(met))  # type: ignore[arg-type]
+    judge = Judge.for_match(rs.rules, setup.match_length, money=money, met=_met(met))
     state = CubeState.of_setup(setup, rs.rules)
     units = judge.units
     ranked = hint(setup.position, roll, rs.rules, ply, evaluator=evaluator, weights=_path(weights),

@@ -3,7 +3,7 @@
 Context-free notation lives on the core values (``str(Position)``,
 ``Play.parse``); this package holds the interchange formats: the native record
 format (:mod:`.native`), ``.mat`` in its dialects (:mod:`.mat`), position
-strings and IDs (:mod:`.ids`, :mod:`.gnubg_id`), and validation
+strings and IDs (:mod:`.ids`; the Position ID codec is the core's :mod:`nardtools.gnubg_id`), and validation
 (:mod:`.validate`).  Its modules are imported when first used.
 """
 
@@ -15,9 +15,9 @@ __all__ = ["position_from_id", "position_id"]
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        return getattr(import_module(".gnubg_id", __name__), name)
+        return getattr(import_module("nardtools.gnubg_id"), name)
     raise AttributeError(f"module 'nardtools.notation' has no attribute {name!r}")
 
 
 if TYPE_CHECKING:
-    from .gnubg_id import position_from_id, position_id
+    from ..gnubg_id import position_from_id, position_id

@@ -25,44 +25,13 @@ import dataclasses
 import re
 
 from ..errors import InvalidPositionError
+from ..gnubg_id import _FIELDS, match_id, position_from_id, position_id  # noqa: F401 - part of this module
 from ..position import BAR, PLAYER_NAMES, GameKind, Position
 from ..setup import MAX_CUBE_LOG
 from ..setup import Setup as Setup  # its home is nardtools.setup (the core); read and written here
-from .gnubg_id import position_from_id
 
 # ---------------------------------------------------------------------------
 # gnubg Match ID (FORMATS.md section 3)
-
-_FIELDS = [  # (name, first bit, width)
-    ("cube_log", 0, 4), ("owner", 4, 2), ("move", 6, 1), ("crawford", 7, 1), ("state", 8, 3),
-    ("turn", 11, 1), ("double", 12, 1), ("resign", 13, 2), ("die1", 15, 3), ("die2", 18, 3),
-    ("length", 21, 15), ("score0", 36, 15), ("score1", 51, 15), ("no_jacoby", 66, 1),
-]
-
-
-def match_id(setup: Setup) -> str:
-    """Encode a setup's game state as a 12-character gnubg Match ID."""
-    values = {
-        "cube_log": setup.cube.bit_length() - 1,
-        "owner": 3 if setup.cube_owner is None else setup.cube_owner,
-        "move": setup.on_roll,
-        "crawford": int(setup.crawford),
-        "state": setup.game_state,
-        "turn": 1 - setup.on_roll if (setup.double_offered or setup.resigned) else setup.on_roll,
-        "double": int(setup.double_offered),
-        "resign": setup.resigned,
-        "die1": max(setup.dice) if setup.dice else 0,  # gnubg stores the larger die first
-        "die2": min(setup.dice) if setup.dice else 0,
-        "length": setup.match_length,
-        "score0": setup.score[0],
-        "score1": setup.score[1],
-        "no_jacoby": int(setup.match_length > 0 or not setup.jacoby),
-    }
-    bits = 0
-    for name, first, width in _FIELDS:
-        bits |= (values[name] & ((1 << width) - 1)) << first
-    return base64.b64encode(bits.to_bytes(9, "little")).decode("ascii")
-
 
 def read_match_id(text: str, position: Position) -> Setup:
     """Decode a Match ID for ``position`` (whose ``player`` is set from it)."""

@@ -22,13 +22,16 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 from ..dice import Roll
 from ..errors import ConversionError, InvalidPositionError
 from ..play import Play
 from .ids import Setup, read_snowie, read_xgid, snowie, xg_position
 from .record import AUTO_DOUBLES, MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError
+
+if TYPE_CHECKING:
+    from .replay import ReplayedMatch
 from .sniff import MAT_HEADER as _HEADER
 from .sniff import decode, looks_like_mat  # noqa: F401 - part of this module's interface
 from .source import MAX_LINE, Overlong
@@ -408,3 +411,10 @@ def export_mat(replayed: Any) -> str:
     notes = [c for c in record.comments if not MAT_TAG.search(c)]
     copy = MatchRecord(record.path, "mat", record.length, record.players, tags, notes, games)
     return write_mat(copy, plays)
+
+
+def replay_text(text: str, *, path: str = "", **kw: Any) -> ReplayedMatch:
+    """Read and replay ``.mat`` text (a convenience for tests and the REPL)."""
+    from .replay import replay_match
+
+    return replay_match(read_mat(text, path), **kw)

@@ -175,17 +175,6 @@ class ReplayedMatch:
                 return g
         raise GameStateError(f"{self.record.path}: no game {number}")
 
-    def _repr_html_(self) -> str:
-        """The replay page of the first game, as Jupyter shows a replayed
-        match (self-contained; no network)."""
-        import html
-
-        from ..teaching.replay import replay_html
-
-        page = replay_html(self)
-        return (f'<iframe srcdoc="{html.escape(page, quote=True)}" style="width:100%;height:760px;border:0" '
-                'sandbox="allow-scripts"></iframe>')
-
 
 def reading_problems(record: MatchRecord) -> list[Problem]:
     """The syntax problems found while reading ``record``, as problems."""
@@ -521,13 +510,6 @@ def _check_result(a: Action, game: Game, problem: Any) -> None:
                 f"({outcome.kind} at cube {outcome.cube})", severity="warning")
 
 
-def replay_text(text: str, *, path: str = "", **kw: Any) -> ReplayedMatch:
-    """Read and replay ``.mat`` text (a convenience for tests and the REPL)."""
-    from .mat import read_mat
-
-    return replay_match(read_mat(text, path), **kw)
-
-
 def with_offers(replayed_game: ReplayedGame, plays: dict[int, str]) -> GameRecord:
     """A game's record with every cube offer's value filled in from the replay
     (a native ``X double`` may leave it out); ``plays`` is re-keyed to the new actions."""
@@ -545,4 +527,4 @@ def with_offers(replayed_game: ReplayedGame, plays: dict[int, str]) -> GameRecor
 
 
 __all__ = ["Problem", "ReplayedGame", "ReplayedMatch", "ReplayedTurn", "record_ruleset",
-           "replay_games", "replay_match", "replay_text", "with_offers"]
+           "replay_games", "replay_match", "with_offers"]

@@ -20,9 +20,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+from typing import TYPE_CHECKING
 
-from ..errors import InvalidPositionError
-from ..position import GameKind, Position
+from .errors import InvalidPositionError
+from .position import GameKind, Position
+
+if TYPE_CHECKING:
+    from .setup import Setup
 
 
 def position_id(position: Position) -> str:
@@ -76,3 +80,37 @@ def position_from_id(text: str, kind: GameKind | str = GameKind.BACKGAMMON, *, p
         return Position(GameKind(kind), tuple(sides[1]), tuple(sides[0]), player)
     except InvalidPositionError as e:
         raise InvalidPositionError(f"bad Position ID {text!r}: {e}", status=e.status) from None
+
+
+# ---------------------------------------------------------------------------
+# gnubg Match ID (FORMATS.md section 3; read by nardtools.notation.ids)
+
+_FIELDS = [  # (name, first bit, width)
+    ("cube_log", 0, 4), ("owner", 4, 2), ("move", 6, 1), ("crawford", 7, 1), ("state", 8, 3),
+    ("turn", 11, 1), ("double", 12, 1), ("resign", 13, 2), ("die1", 15, 3), ("die2", 18, 3),
+    ("length", 21, 15), ("score0", 36, 15), ("score1", 51, 15), ("no_jacoby", 66, 1),
+]
+
+
+def match_id(setup: Setup) -> str:
+    """Encode a setup's game state as a 12-character gnubg Match ID."""
+    values = {
+        "cube_log": setup.cube.bit_length() - 1,
+        "owner": 3 if setup.cube_owner is None else setup.cube_owner,
+        "move": setup.on_roll,
+        "crawford": int(setup.crawford),
+        "state": setup.game_state,
+        "turn": 1 - setup.on_roll if (setup.double_offered or setup.resigned) else setup.on_roll,
+        "double": int(setup.double_offered),
+        "resign": setup.resigned,
+        "die1": max(setup.dice) if setup.dice else 0,  # gnubg stores the larger die first
+        "die2": min(setup.dice) if setup.dice else 0,
+        "length": setup.match_length,
+        "score0": setup.score[0],
+        "score1": setup.score[1],
+        "no_jacoby": int(setup.match_length > 0 or not setup.jacoby),
+    }
+    bits = 0
+    for name, first, width in _FIELDS:
+        bits |= (values[name] & ((1 << width) - 1)) << first
+    return base64.b64encode(bits.to_bytes(9, "little")).decode("ascii")

@@ -1,0 +1,132 @@
+"""Running a collection over many files: local worker processes or a Dask
+cluster (:func:`collect`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+
+from ...errors import AnalysisError, NardtoolsError
+from .collection import Archive, FileStats, Names, file_stats
+from .schema import TurnColumns
+from .sinks import GroupSink, TableSink
+
+if TYPE_CHECKING:
+    pass
+
+#: Column name -> pandas dtype, for every table (``docs/stats.md`` explains them).
+
+#: Seconds to wait for a Dask scheduler named by ``--scheduler``.
+SCHEDULER_TIMEOUT = 5
+
+def run_local(files: Sequence[str], *, turns: bool = False, race_points: int = 6, jobs: int = 1,
+              encoding: str | None = None, on_turns: Callable[[TurnColumns], None] | None = None,
+              stdin: bytes | None = None, analyse: int | None = None,
+              on_game: Callable[[], None] | None = None) -> Iterator[FileStats]:
+    """:func:`file_stats` of every file, in order, on ``jobs`` processes.
+    A file too large to read at once is replayed here, its turn rows going to
+    ``on_turns`` game by game, so that no process holds a whole large file's rows;
+    ``on_game`` is called after each game replayed in this process."""
+    from collections import deque
+    from functools import partial
+
+    from ..._workers import worker_pool
+
+    work = partial(file_stats, turns=turns, race_points=race_points, encoding=encoding, analyse=analyse)
+    jobs = max(1, min(jobs, len(files), os.cpu_count() or 1))
+    pool = worker_pool(jobs) if jobs > 1 else None
+    pending: deque[Any] = deque()
+    try:
+        for path in files:
+            if path == "-":
+                pending.append(partial(work, path, on_turns=on_turns, data=stdin, on_game=on_game))
+            elif pool is not None and not _large(path):
+                pending.append(pool.submit(work, path))
+            else:
+                pending.append(partial(work, path, on_turns=on_turns, on_game=on_game))
+            while pending and (len(pending) > 2 * jobs or (not callable(pending[0]) and pending[0].done())):
+                first = pending.popleft()
+                yield first() if callable(first) else first.result()
+        for left in pending:
+            yield left() if callable(left) else left.result()
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def _large(path: str) -> bool:
+    from ...notation.source import IN_MEMORY
+
+    try:
+        return os.path.getsize(path) > IN_MEMORY
+    except OSError:
+        return False
+
+
+class ClusterError(NardtoolsError):
+    """The Dask scheduler named cannot be reached."""
+
+
+def run_dask(files: Sequence[str], *, turns: bool = False, race_points: int = 6,
+             scheduler: str | None = None, client: Any = None, encoding: str | None = None,
+             analyse: int | None = None) -> Iterator[FileStats]:
+    """The same on a Dask cluster (one task per file), yielding results as
+    they complete: ``scheduler`` is a scheduler address, or a local cluster
+    is started; an existing ``client`` may be given instead."""
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    own = client is None
+    cluster = None
+    if own:
+        if scheduler:
+            try:
+                client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)  # type: ignore[no-untyped-call]
+            except (OSError, TimeoutError) as e:
+                raise ClusterError(f"cannot reach the Dask scheduler at {scheduler} within "
+                                   f"{SCHEDULER_TIMEOUT} s ({type(e).__name__}: {e})") from None
+        else:
+            cluster = LocalCluster(processes=True, n_workers=min(os.cpu_count() or 1, 4),  # type: ignore[no-untyped-call]
+                                   threads_per_worker=1, dashboard_address=None)
+            client = Client(cluster)  # type: ignore[no-untyped-call]
+    try:
+        futures = client.map(file_stats, list(files), turns=turns, race_points=race_points, encoding=encoding,
+                             analyse=analyse, pure=False)
+        for future in as_completed(futures):  # type: ignore[no-untyped-call]
+            yield future.result()
+            future.release()
+    finally:
+        if own:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+def collect(paths: Iterable[str | Path], *, turns: bool = False, race_points: int = 6, jobs: int = 1,
+            engine: str = "local", scheduler: str | None = None, sink: TableSink | GroupSink | None = None,
+            progress: Callable[[FileStats], None] | None = None, encoding: str | None = None,
+            names: Names | None = None, stdin: bytes | None = None, analyse: int | None = None,
+            on_game: Callable[[], None] | None = None) -> Archive:
+    """Replay every record under ``paths`` and fold the results into an
+    :class:`Archive`.  With ``turns`` the turn rows go to ``sink`` (or are
+    kept in memory without one); with ``analyse`` (a ply) the evaluator's
+    figures are added (:func:`file_stats`).  ``progress`` is called after
+    each file, ``on_game`` after each game replayed in this process."""
+    from ...notation.reading import expand_paths
+
+    files = expand_paths(paths)
+    archive = Archive(sink=sink, keep_turns=turns and sink is None, names=names or Names())
+    if engine == "dask":
+        stream = run_dask(files, turns=turns, race_points=race_points, scheduler=scheduler, encoding=encoding,
+                          analyse=analyse)
+    elif engine == "local":
+        stream = run_local(files, turns=turns, race_points=race_points, jobs=jobs, encoding=encoding,
+                           on_turns=archive.add_turns, stdin=stdin, analyse=analyse, on_game=on_game)
+    else:
+        raise AnalysisError(f"unknown engine {engine!r}: local or dask")
+    for stats in stream:
+        archive.add(stats)
+        if progress is not None:
+            progress(stats)
+    archive.games.sort(key=lambda g: (g["file"], g["game"]))  # (dask delivers in completion order)
+    return archive
