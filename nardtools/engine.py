@@ -30,13 +30,28 @@ from .dice import Dice, Roll
 from .errors import Violation, play_error
 from .play import Play, Step, point_text
 from .position import BAR, HEAD, OFF, GameKind, Position
-from .rules import RulesLike, rules_for
+from .rules import Rules, RulesLike, rules_for
 
 _FIRST_TURN_DOUBLES = {3, 4, 6}
 _OCCUPIED = bytes([0] + [1] * 255)  # bytes.translate table: any count > 0 -> 1
 _SIX = b"\1" * 6
 _QMAP = {kind: [0] + [kind.opponent_point(p) for p in range(1, 25)] + [0] for kind in GameKind}
 _FACING = {kind: operator.itemgetter(*qmap) for kind, qmap in _QMAP.items()}  # opponent side -> my numbering
+
+
+def on_first_turn(side: Sequence[int], rules: Rules) -> bool:
+    """Whether a side plays its first turn, judged from its checkers when
+    the game's history is not known: in Long Nardy, every checker still on
+    the head (the head rule's first-turn exceptions); never in backgammon.
+    The one definition of the reference and of playouts without a history
+    (the compiled core's ``board.c`` computes the same); a game that knows
+    its history asks :attr:`~nardtools.game.Game.first_turn`.
+
+    >>> from nardtools import Position, find_ruleset
+    >>> on_first_turn(Position.start("long").mover, find_ruleset("long").rules)
+    True
+    """
+    return rules.is_long and side[HEAD] == sum(side) and side[HEAD] > 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +184,7 @@ class _Turn:
         self.blot = [n == 1 for n in facing] if rules.hitting else [False] * 26
         me = position.mover
         if first_turn is None:
-            first_turn = self.long and me[HEAD] == sum(me) and me[HEAD] > 0
+            first_turn = on_first_turn(me, rules)
         self.first_turn = first_turn
         self.start_head = me[HEAD]
         self.limit = self._head_limit(first_turn) if limit is None else limit

@@ -307,3 +307,32 @@ def test_a_play_that_reads_two_ways_is_refused_as_ambiguous():
         lenient.play("13/6")
     quiet = Position.parse("backgammon X 13:1,6:14 / 13:1,1:14")  # only 7 can be hit
     assert _judge(quiet, Roll(6, 1), "13/6", None, None).legal
+
+
+def test_every_ruleset_of_one_turn_per_roll_ends_its_self_play_games_through_the_driver() -> None:
+    """Issue 22: self-play and rollouts share one turn driver; under every
+    named ruleset where a roll is one turn (hypergammon's three checkers
+    included) random games end, the winner with no checker left in play, and
+    the others are refused with the reason."""
+    import numpy as np
+
+    from nardtools.analysis.selfplay import RandomPlayer, play_game
+    from nardtools.errors import AnalysisError
+    from nardtools.rules import rulesets
+
+    played = 0
+    for rs in rulesets():
+        rules = rs.rules
+        one_turn = rules.crazy_doubles == "none" and rules.remainder == "lost" and not rules.double_reroll
+        boards: list[np.ndarray] = []
+        try:
+            result = play_game(rs, RandomPlayer(1), RandomPlayer(2), seed=5,
+                               on_turn=lambda board, rows, chosen: boards.append(rows[chosen]))
+        except AnalysisError as e:
+            assert not one_turn and "a roll is one turn" in str(e), rs.name
+            continue
+        assert one_turn, rs.name
+        winner_side = boards[-1][26:]  # the side that played last, seen from the other side
+        assert winner_side[1:].sum() == 0 and result.turns == len(boards) and result.points >= 1, rs.name
+        played += 1
+    assert played >= 18

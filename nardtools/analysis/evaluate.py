@@ -66,7 +66,6 @@ from .nets import (
     exact_where_finished,
     finished,
     flip,
-    mover_won,
 )
 
 if TYPE_CHECKING:
@@ -391,7 +390,7 @@ def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, t
     rollout).  The standard error is that of the mean equity over the games.
     """
     from ..rules import rules_for
-    from .selfplay import successors
+    from .selfplay import drive
 
     if not 1 <= games <= 1_000_000:
         raise AnalysisError(f"a rollout of {games} games: 1 to 1,000,000")
@@ -406,23 +405,24 @@ def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, t
     rng = np.random.default_rng(seed)
     results = np.zeros((games, len(CLASSES[ev.game])))
     for i in range(games):
-        board, sign, plays = start, 0, 0  # sign: 0 when the original side is on roll
-        while True:
-            if plays < 2:
+        last: list[np.ndarray] = []
+
+        def dice_of(plays: int, i: int = i) -> tuple[int, int]:
+            if plays < 2:  # stratified
                 k = (i // 36 ** plays) % 36
-                dice: tuple[int, ...] = (k // 6 + 1, k % 6 + 1)
-            else:
-                dice = tuple(int(v) for v in rng.integers(1, 7, 2))
-            if dice[0] == dice[1]:
-                dice = (dice[0],) * 4
-            rows = successors(options, board, dice)
+                return k // 6 + 1, k % 6 + 1
+            a, b = (int(v) for v in rng.integers(1, 7, 2))
+            return a, b
+
+        def choose(rows: np.ndarray, _turn: int, last: list[np.ndarray] = last) -> int:
             p, _ = ev.static(rows)
             chosen = int(np.argmin(equity(p, ev.game, options)))
-            board, sign, plays = rows[chosen], 1 - sign, plays + 1
-            if mover_won(board) or (truncate and plays >= truncate):
-                q = p[chosen]  # the side now on roll's view (exact when the game is over)
-                results[i] = q if sign == 0 else flip(q, ev.game)
-                break
+            last[:] = [p[chosen]]
+            return chosen
+
+        done = drive(options, start, dice_of, choose, stop_after=truncate)
+        q = last[0]  # the side now on roll's view (exact when the game is over)
+        results[i] = q if done.plays % 2 == 0 else flip(q, ev.game)
         if progress is not None:
             progress()
     values = equity(results, ev.game, options)

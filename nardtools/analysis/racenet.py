@@ -69,7 +69,7 @@ def collect(game: str, games: int, *, seed: int = 1, points: int = POINTS, weigh
     from ..rules import find_ruleset
     from .evaluate import load_network
     from .nets import equity
-    from .selfplay import NetPlayer, best_per_roll, play_game, roll_successors, successors
+    from .selfplay import NetPlayer, best_per_roll, play_game, roll_successors, successors, turn_dice
     from .training import TRAINING_RULESETS, _game_seed
 
     ruleset = find_ruleset(TRAINING_RULESETS[game])
@@ -93,7 +93,7 @@ def collect(game: str, games: int, *, seed: int = 1, points: int = POINTS, weigh
                 k = int(rng.integers(len(rows)))
                 dice = tuple(int(v) for v in rng.integers(1, 7, 2))
                 if inside[k + 1]:
-                    add(successors(ruleset.rules, rows[k], dice if dice[0] != dice[1] else (dice[0],) * 4))
+                    add(successors(ruleset.rules, rows[k], turn_dice(*dice)))
             if leaves:
                 results = [k for k in (chosen, int(rng.integers(len(rows)))) if inside[k + 1]]
                 if not results:

@@ -121,9 +121,10 @@ def successors(rules: Rules, board: np.ndarray, dice: tuple[int, ...]) -> np.nda
     seen by the side that rolls next; one row (the same board, sides swapped)
     when nothing can be played."""
     from ..core import compiled, pack_rules
+    from ..engine import on_first_turn
 
     mover, opponent = tuple(int(v) for v in board[:26]), tuple(int(v) for v in board[26:])
-    first_turn = rules.is_long and mover[HEAD] == 15
+    first_turn = on_first_turn(mover, rules)
     core = compiled()
     if core is not None:
         data = core.successors(pack_rules(rules), mover, opponent, dice, True, int(first_turn))
@@ -190,33 +191,79 @@ def opening_roll(rng: np.random.Generator, ruleset: Ruleset) -> tuple[int, int]:
             return a, b
 
 
+def turn_dice(die1: int, die2: int) -> tuple[int, ...]:
+    """The dice a roll gives to play: a double four times (the one place
+    board-row games expand them; :attr:`~nardtools.dice.Roll.dice` for rolls).
+
+    >>> turn_dice(3, 3), turn_dice(6, 1)
+    ((3, 3, 3, 3), (6, 1))
+    """
+    return (die1,) * 4 if die1 == die2 else (die1, die2)
+
+
+@dataclass
+class Drive:
+    """Where :func:`drive` stopped: the board (from the side now on roll), the
+    plays made, and whether the game ended (the side that played last won)."""
+
+    board: np.ndarray
+    plays: int
+    over: bool
+
+
+def drive(rules: Rules, board: np.ndarray, dice_of: Callable[[int], tuple[int, int]],
+          choose: Callable[[np.ndarray, int], int], *, stop_after: int = 0, max_turns: int = 10_000) -> Drive:
+    """The turn driver of every board-row game loop (self-play, rollouts,
+    training): turn ``k`` rolls ``dice_of(k)``, the side on roll picks one of
+    the results (``choose(rows, k)``: rows seen by the side that rolls next),
+    and the game ends when a side has no checker left in play
+    (:func:`.nets.mover_won`, whatever the ruleset's count), or after
+    ``stop_after`` plays when that is given.  First turns and doubles are
+    the engine's (:func:`~nardtools.engine.on_first_turn`, :func:`turn_dice`).
+    Rulesets where a roll is more than one turn (gul-bara's doubles,
+    remainders, re-rolls) are :class:`~nardtools.game.Game`'s."""
+    if rules.crazy_doubles != "none" or rules.remainder != "lost" or rules.double_reroll:
+        raise AnalysisError("self-play and rollouts cover rulesets where a roll is one turn (not gul-bara's "
+                            "doubles, remainders or re-rolls)")
+    for turn in range(max_turns):
+        rows = successors(rules, board, turn_dice(*dice_of(turn)))
+        board = rows[choose(rows, turn)]
+        if mover_won(board):
+            return Drive(board, turn + 1, True)
+        if stop_after and turn + 1 >= stop_after:
+            return Drive(board, turn + 1, False)
+    raise AnalysisError(f"a game ran past {max_turns} turns")
+
+
 def play_game(ruleset: Ruleset, first: Player, second: Player, seed: int, *,
               on_turn: Callable[[np.ndarray, np.ndarray, int], None] | None = None,
               max_turns: int = 10_000) -> GameResult:
     """One game, ``first`` moving first; ``on_turn(board, rows, chosen)`` is
     told of every turn (the position before the roll, the results of the
     roll, the one chosen)."""
-    if ruleset.rules.crazy_doubles != "none" or ruleset.rules.remainder != "lost" or ruleset.rules.double_reroll:
-        raise AnalysisError(f"ruleset {ruleset.name!r}: self-play covers rulesets where a roll is one turn "
-                            "(not gul-bara's doubles, remainders or re-rolls)")
+    rules = ruleset.rules
     rng = np.random.default_rng(seed)
     players = (first, second)
-    board = start_board(ruleset)
-    dice: tuple[int, ...] = opening_roll(rng, ruleset)
-    for turn in range(max_turns):
-        if dice[0] == dice[1]:
-            dice = (dice[0],) * 4
-        rows = successors(ruleset.rules, board, dice)
+    start = start_board(ruleset)
+    before = [start]
+
+    def dice_of(turn: int) -> tuple[int, int]:
+        if turn == 0:
+            return opening_roll(rng, ruleset)
+        a, b = (int(v) for v in rng.integers(1, 7, 2))
+        return a, b
+
+    def choose(rows: np.ndarray, turn: int) -> int:
         chosen = players[turn % 2].choose(rows)
         if on_turn is not None:
-            on_turn(board, rows, chosen)
-        board = rows[chosen]
-        if mover_won(board):
-            game = ruleset.rules.game.value
-            won = outcome(game, board[:26], ruleset.rules)
-            return GameResult(turn % 2, round(float(equity(won, game, ruleset.rules))), turn + 1)
-        dice = tuple(int(v) for v in rng.integers(1, 7, 2))
-    raise AnalysisError(f"a game ran past {max_turns} turns")
+            on_turn(before[0], rows, chosen)
+        before[0] = rows[chosen]
+        return chosen
+
+    done = drive(rules, start, dice_of, choose, max_turns=max_turns)
+    game = rules.game.value
+    won = outcome(game, done.board[:26], rules)
+    return GameResult((done.plays - 1) % 2, round(float(equity(won, game, rules))), done.plays)
 
 
 @dataclass
