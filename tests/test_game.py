@@ -327,7 +327,7 @@ def test_every_ruleset_of_one_turn_per_roll_ends_its_self_play_games_through_the
         boards: list[np.ndarray] = []
         try:
             result = play_game(rs, RandomPlayer(1), RandomPlayer(2), seed=5,
-                               on_turn=lambda board, rows, chosen: boards.append(rows[chosen]))
+                               on_turn=lambda board, rows, chosen, boards=boards: boards.append(rows[chosen]))
         except AnalysisError as e:
             assert not one_turn and "a roll is one turn" in str(e), rs.name
             continue

@@ -54,6 +54,7 @@ from .evaluate import Evaluator, PlayValue, ranked_plays
 from .nets import boards_of, equity
 
 if TYPE_CHECKING:
+    from ..game import Game
     from ..notation.replay import ReplayedGame, ReplayedMatch
     from ..rules import Rules
     from .cube import MatchEquityTable
@@ -270,11 +271,10 @@ class Judge:
         return f"EMG (match table {self.valuer.met.name})" if self.match else "cubeful money equity per cube"
 
     @staticmethod
-    def state(game: ReplayedGame, side: int, cube: int, owner: int | None) -> CubeState:
-        """The cube and score of a decision of ``side`` in ``game``."""
+    def state(g: Game, side: int, cube: int, owner: int | None) -> CubeState:
+        """The cube and score of a decision of ``side`` in the game ``g``."""
         from .cubeful import CubeState
 
-        g = game.game
         length = g.match_length
         score = (g.score[0], g.score[1])
         return CubeState(cube, owner, side, length, score, bool(g.crawford and length),
@@ -357,7 +357,7 @@ def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply
         a = t.action
         if a.part or not isinstance(t.dice, Roll):  # dice carried over: rulesets the networks refuse
             continue
-        state = judge.state(game, a.player, t.cube, t.cube_owner) if judge.valuer else None
+        state = judge.state(game.game, a.player, t.cube, t.cube_owner) if judge.valuer else None
         worth = judge.play_value(state)
         ranked = ranked_plays(ev, t.before, t.dice, ply, first_turn=t.first_turn, value=worth)
         best = ranked[0]
@@ -405,7 +405,7 @@ def analyse_cube(game: ReplayedGame, ev: Evaluator, names: Sequence[str], judge:
         position = position_at(index)
         if position is None:
             return None
-        state = judge.state(game, side, cube, owner)
+        state = judge.state(game.game, side, cube, owner)
         if not state.may_double(ev.rules):
             return None
         rows = boards_of([position])

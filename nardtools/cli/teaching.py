@@ -1,4 +1,5 @@
-"""Commands of teaching: a position as a diagram or an image, a game as a replay."""
+"""Commands of teaching: a position as a diagram or an image, a game as a
+replay, and a game played against the evaluator with a tutor."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from .common import (
     GameOpt,
     PlayerOpt,
     RulesOpt,
+    SetOpt,
     SourceArg,
     TurnOpt,
     command,
@@ -29,6 +31,7 @@ def register(app: typer.Typer) -> None:
     """Add this module's commands to ``app``."""
     command(app, "show", PANEL)(show_command)
     command(app, "replay", PANEL)(replay_command)
+    command(app, "play", PANEL)(play_command)
 
 
 UnicodeOpt = Annotated[bool, typer.Option("--unicode", "-u", help="Box-drawing characters and round checkers.")]
@@ -129,3 +132,75 @@ def replay_command(
         typer.echo(f"wrote {output}", err=True)
     report_problems(match.problems_of(numbers),
                     "the replay applies each illegal play that can be carried out and shows its rule")
+
+
+def play_command(
+    rules: Annotated[str, typer.Option("--rules", "-r", help="The ruleset (see `nardtools rules`); the "
+                                       "evaluator covers long and backgammon and their readings.")] = "long",
+    settings: SetOpt = None,
+    side: Annotated[str, typer.Option("--as", help="Your side: X (first-named) or O.")] = "X",
+    ply: Annotated[int, typer.Option("--ply", min=0, max=2, help="The bot's look-ahead (the tutor's too): "
+                                     "0, 1 or 2.")] = 0,
+    tutor: Annotated[bool, typer.Option("--tutor/--no-tutor", help="Warn before a play or cube action "
+                                        "that loses at least 0.030 (doubtful).")] = True,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**31, help="The dice.")] = 1,
+    match: Annotated[int, typer.Option("--match", min=0, max=64, help="A match to N points (0: one money "
+                                       "game).")] = 0,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Where to save the game (.nrd, or "
+                                                   ".mat/.sgf by suffix); default: a file in the current "
+                                                   "folder, named on quit.")] = None,
+    name: Annotated[str, typer.Option("--name", help="Your name in the record.")] = "you",
+    evaluator: Annotated[str, typer.Option("--evaluator", help="nardtools, or gnubg (backgammon, needs "
+                                           "gnubg-nn).")] = "nardtools",
+) -> None:
+    """Play a game or a match against nardtools, with a tutor that warns of costly plays.
+
+    Type plays in the usual notation, or moves, hint, undo, resign, quit; at
+    the cube double or roll, take or pass; keep after a warning.  When
+    standard input is not a terminal, one command per line: before each of
+    your plays a line `position: ...` gives the position with its dice, and
+    the bot's plays come as `bot plays: ...`.  The game is saved as a record
+    that validate, replay and analyse read."""
+    import sys
+    import time
+
+    from ..errors import NardtoolsError
+    from ..teaching.diagram import diagram
+    from ..teaching.tutor import Session
+    from .common import ruleset
+
+    if side.upper() not in ("X", "O"):
+        raise fail(f"--as {side!r}: expected X or O")
+    if output is not None:
+        output_path(output, (".nrd", ".mat", ".sgf"), "game record")
+    session = Session(ruleset(rules, settings), human="XO".index(side.upper()), ply=ply, tutor=tutor, seed=seed,
+                      match=match, names=(name, "nardtools"), evaluator=evaluator)
+    interactive = sys.stdin.isatty()
+
+    def show(lines: list[str]) -> None:
+        for line in lines:
+            if interactive and line.startswith("position: "):
+                typer.echo(diagram(session._setup(), session.names))
+            typer.echo(line)
+
+    show(session.start())
+    while not session.finished:
+        try:
+            text = input("> " if interactive else "")
+        except EOFError:
+            break
+        try:
+            show(session.command(text))
+        except NardtoolsError as e:  # a command out of place: said, and nothing changes
+            typer.echo(f"error: {e}")
+    path = output or Path(f"nardtools-play-{time.strftime('%Y%m%d-%H%M%S')}.nrd")
+    text = session.record()
+    if path.suffix.lower() in (".mat", ".sgf"):
+        from ..notation.convert import convert
+        from ..notation.reading import read_record
+        from ..notation.replay import replay_match
+
+        text, _ = convert(replay_match(read_record("session.nrd", text)), path.suffix.lower()[1:])
+    write_output(path, text)
+    show(session.summary())
+    typer.echo(f"saved: {path}")

@@ -1,0 +1,5 @@
+"""``python -m nardtools``: the command line (as the ``nardtools`` script)."""
+
+from .cli import main
+
+main()

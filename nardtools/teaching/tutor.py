@@ -1,0 +1,418 @@
+"""Playing against the evaluator, with a tutor: a game or a match, one
+learner against nardtools' network (or GNU Backgammon's) at a chosen ply.
+
+A :class:`Session` holds the match and the game in play and answers the
+learner's commands one at a time (:meth:`Session.command`); it says what
+happens as lines of text, so that the terminal, a script reading standard
+output and the browser page show the same thing:
+
+- ``position: <position with its dice, cube and score>`` before each of the
+  learner's plays (the canonical position text: a script can answer it);
+- ``cube: you may double: double, or roll`` where the learner may double;
+- ``bot plays: <play>``, ``bot doubles to N: take or pass``, ``bot takes``,
+  ``bot passes``;
+- ``tutor: ...`` before a play or cube action that loses at least the
+  doubtful threshold (0.030): the best action, the equity lost, the mark;
+  the learner then types ``keep``, or another play;
+- ``game over: ...``, then at the end the summary (the learner's error rate,
+  marks and luck, by :func:`~nardtools.analysis.analyse.analyse_match` of the
+  saved record: what ``analyse`` reports for it).
+
+Commands: a play in the usual notation, ``moves``, ``hint``, ``undo`` (take
+back the last own play: the game goes back to the same roll), ``resign``,
+``quit``; ``double``, ``roll``, ``take``, ``pass`` at the cube; ``keep`` after
+a tutor's warning.  An illegal play gets the engine's message and the legal
+plays.  The record (:meth:`Session.record`) is the native format, the tutor's
+findings as comments; ``validate``, ``replay`` and ``analyse`` read it.
+
+>>> s = Session("long", human=0, seed=3, names=("learner", "nardtools"))
+>>> out = s.start()
+>>> any(line.startswith("position: long") for line in out)
+True
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import NardtoolsError
+from ..game import Game, Phase
+from ..position import PLAYER_NAMES
+from ..rules import Ruleset, find_ruleset
+
+if TYPE_CHECKING:
+    from ..analysis.analyse import PlayerAnalysis
+    from ..analysis.cubeful import CubeDecision
+
+#: A warning comes from this much equity lost (gnubg's doubtful).
+TUTOR_THRESHOLD = 0.03
+
+
+class SessionError(NardtoolsError):
+    """A command the session cannot carry out now (the message says why)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Warning:
+    """A tutor's pending warning: the command it is about and what to say."""
+
+    command: str
+    text: str
+
+
+class Session:
+    """One learner against the evaluator (see the module docstring).
+
+    ``human`` is the learner's side (0 = X, 1 = O); ``match`` a match length
+    (0: one money game); ``ply`` the bot's look-ahead (the tutor judges at
+    the same ply); ``tutor`` whether to warn; ``seed`` the dice.
+    """
+
+    def __init__(self, ruleset: str | Ruleset = "long", *, human: int = 0, ply: int = 0, tutor: bool = True,
+                 seed: int = 1, match: int = 0, names: Sequence[str] = ("you", "nardtools"),
+                 evaluator: str = "nardtools", weights: str | None = None) -> None:
+        from ..analysis.analyse import Judge
+        from ..analysis.evaluate import Evaluator
+
+        self.ruleset = find_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+        self.rules = self.ruleset.rules
+        if human not in (0, 1):
+            raise SessionError("the learner plays X (0) or O (1)")
+        self.ev = Evaluator(self.rules, weights=weights, evaluator=evaluator)  # refuses rules it cannot judge
+        if self.rules.crazy_doubles != "none" or self.rules.remainder != "lost" or self.rules.double_reroll:
+            raise SessionError(f"ruleset {self.ruleset.name!r}: play covers rulesets where a roll is one turn")
+        self.human, self.ply, self.tutor, self.seed, self.length = human, ply, tutor, seed, match
+        self.names = (names[0], names[1]) if human == 0 else (names[1], names[0])
+        self.judge = Judge.for_match(self.rules, match)
+        self.score = (0, 0)
+        self.crawford_played = False
+        self.games: list[tuple[Game, list[str]]] = []  # each game and its record lines
+        self.game: Game | None = None
+        self.lines: list[str] = []
+        self.warning: _Warning | None = None
+        self.snapshot: tuple[Game, int] | None = None  # before the learner's last play: (game, record lines)
+        self.finished = False
+
+    # ------------------------------------------------------------ the flow
+    def start(self) -> list[str]:
+        """Start the first game; what happens until the learner must act."""
+        return self._new_game()
+
+    def _new_game(self) -> list[str]:
+        n = len(self.games)
+        crawford = False
+        if self.length and self.rules.has_crawford_game and not self.crawford_played \
+                and max(self.score) == self.length - 1:
+            crawford = self.crawford_played = True
+        elif self.length and max(self.score) == self.length - 1:
+            self.crawford_played = True
+        game = Game(self.ruleset, self.length, self.score, crawford, seed=self.seed * 1000 + n)
+        self.game, self.lines = game, []
+        self.games.append((game, self.lines))
+        out = [f"game {n + 1}" + (f", score {self.score[0]}-{self.score[1]} to {self.length}" if self.length else "")
+               + (" (Crawford game)" if crawford else "")]
+        while game.phase is Phase.OPENING:
+            a, b = game._dice_rng.die(), game._dice_rng.die()
+            game.opening_roll(a, b)
+        return out + self._advance()
+
+    def _advance(self) -> list[str]:
+        """Play the bot's turns until the learner must act (or the game ends)."""
+        game = self.game
+        assert game is not None
+        out: list[str] = []
+        while True:
+            if game.phase is Phase.OVER:
+                return out + self._game_over()
+            side = game.on_roll
+            if game.phase is Phase.DOUBLED:
+                if 1 - game._doubler == self.human:
+                    return [*out, f"bot doubles to {game.cube * 2}: take or pass"]
+                out += self._bot_answers()
+                continue
+            if game.phase is Phase.ROLL:
+                if side == self.human:
+                    if self._human_may_double():
+                        return [*out, "cube: you may double: double, or roll"]
+                    game.roll()
+                    return out + self._prompt()
+                if self._bot_doubles():
+                    game.double()
+                    self.lines.append(f"{PLAYER_NAMES[side]} double => {game.cube * 2}")
+                    continue
+                game.roll()
+            if game.phase is Phase.PLAY:
+                if side == self.human:
+                    return out + self._prompt()
+                out += self._bot_plays()
+
+    def _prompt(self) -> list[str]:
+        game = self.game
+        assert game is not None
+        self.snapshot = (copy.deepcopy(game), len(self.lines))
+        return [f"position: {self._setup()}"]
+
+    def _setup(self) -> Any:
+        from ..setup import Setup
+
+        game = self.game
+        assert game is not None
+        dice = (game.dice.high, game.dice.low) if game.dice is not None and hasattr(game.dice, "high") else None
+        return Setup(game.position, dice, game.cube, game.cube_owner, game.match_length, game.score,
+                     game.crawford and bool(game.match_length))
+
+    # ------------------------------------------------------------ judging
+    def _state(self, side: int) -> Any:
+        game = self.game
+        assert game is not None
+        return self.judge.state(game, side, game.cube, game.cube_owner)
+
+    def ranked(self) -> list[Any]:
+        """The legal plays of the roll in play, best first, at the score."""
+        from ..analysis.evaluate import ranked_plays
+
+        game = self.game
+        assert game is not None and game.dice is not None
+        return ranked_plays(self.ev, game.position, game.dice, self.ply, first_turn=game.first_turn,  # type: ignore[arg-type]
+                            value=self.judge.play_value(self._state(game.on_roll)))
+
+    def cube_decision(self, side: int) -> CubeDecision | None:
+        """The cube decision of ``side`` before its roll, or None when it may not double."""
+        from ..analysis.cubeful import cube_decision
+        from ..analysis.nets import boards_of
+
+        game = self.game
+        assert game is not None
+        state = self._state(side)
+        if self.judge.valuer is None or not state.may_double(self.rules):
+            return None
+        position = game.position if game.position.player == side else game.position.flip()
+        rows = boards_of([position])
+        p = self.ev.static(rows, database=True)[0] if self.ply == 0 else self.ev.values(rows, self.ply)
+        return cube_decision(p, rows, state, self.rules, valuer=self.judge.valuer)
+
+    def _human_may_double(self) -> bool:
+        return self.cube_decision(self.human) is not None
+
+    def _bot_doubles(self) -> bool:
+        game = self.game
+        assert game is not None
+        d = self.cube_decision(game.on_roll)
+        return d is not None and d.should_double
+
+    def _bot_answers(self) -> list[str]:
+        game = self.game
+        assert game is not None
+        d = self.cube_decision(game._doubler)
+        taker = PLAYER_NAMES[1 - game._doubler]
+        if d is None or d.should_take:
+            game.take()
+            self.lines.append(f"{taker} take")
+            return ["bot takes"]
+        game.drop()
+        self.lines.append(f"{taker} drop")
+        return ["bot passes"]
+
+    def _bot_plays(self) -> list[str]:
+        game = self.game
+        assert game is not None
+        best = self.ranked()[0]
+        roll = game.dice
+        game.play(best.play)
+        text = str(best.play) or "-"
+        self.lines.append(f"{PLAYER_NAMES[1 - self.human]} {_dice_text(roll)}: {text}")
+        return [f"bot plays: {text}"]
+
+    # ------------------------------------------------------------ commands
+    def command(self, text: str) -> list[str]:
+        """Carry out one of the learner's commands; what happens, as lines."""
+        if self.finished:
+            raise SessionError("the session is over")
+        word = " ".join(text.split())
+        if not word:
+            return []
+        game = self.game
+        assert game is not None
+        lowered = word.lower()
+        if lowered == "quit":
+            self.finished = True
+            return ["quit"]
+        if lowered == "resign":
+            return self._resign()
+        if lowered == "keep":
+            if self.warning is None:
+                raise SessionError("nothing to keep: no warning is pending")
+            pending, self.warning = self.warning, None
+            return self._carry_out(pending.command, warned=pending.text)
+        self.warning = None
+        if lowered == "undo":
+            return self._undo()
+        if game.phase is Phase.DOUBLED:
+            if lowered not in ("take", "pass", "drop"):
+                raise SessionError("the bot has doubled: take or pass")
+            return self._judged("pass" if lowered == "drop" else lowered)
+        if game.phase is Phase.ROLL:
+            if lowered == "hint":
+                d = self.cube_decision(self.human)
+                return [f"hint: {d}" if d is not None else "hint: no double possible"]
+            if lowered not in ("double", "roll"):
+                raise SessionError("before the roll: double, or roll")
+            return self._judged(lowered)
+        if lowered in ("double", "roll", "take", "pass", "drop"):
+            raise SessionError("the dice are rolled: type a play (or moves, hint, undo, resign, quit)")
+        if lowered == "moves":
+            plays = game.legal_plays()
+            return [f"moves: {len(plays)} legal: " + ", ".join(str(p.play) or "-" for p in plays)]
+        if lowered == "hint":
+            ranked = self.ranked()
+            return ["hint: " + "; ".join(f"{r.play or '-'} {r.equity:+.3f}" for r in ranked[:5])]
+        return self._judged(word)
+
+    def _judged(self, command: str) -> list[str]:
+        """A play or cube action, warned about first when the tutor finds it costly."""
+        if self.tutor:
+            warning = self._tutor(command)
+            if warning:
+                self.warning = _Warning(command, warning)
+                return [f"tutor: {warning}; type keep, or another choice"]
+        return self._carry_out(command)
+
+    def _tutor(self, command: str) -> str:
+        """The tutor's warning about ``command``, or ``""``."""
+        from ..analysis.analyse import mark_of
+
+        game = self.game
+        assert game is not None
+        if command in ("double", "roll", "take", "pass"):
+            side = self.human if command in ("double", "roll") else game._doubler
+            d = self.cube_decision(side)
+            if d is None:
+                return ""
+            action = {"roll": "no double"}.get(command, command)
+            error = d.error(action)
+            if error < TUTOR_THRESHOLD:
+                return ""
+            what = d.alert(action) or mark_of(error) or "doubtful"
+            return f"{what} ({mark_of(error)}): {d.proper} proper; this loses {error:.3f}"
+        judgement = self._judge_play(command)
+        ranked = self.ranked()
+        mine = next((r for r in ranked if r.result == judgement.result), None)
+        if mine is None or mine.loss < TUTOR_THRESHOLD:
+            return ""
+        best = ranked[0]
+        return (f"{mark_of(mine.loss)}: best {best.play or '-'} ({best.equity:+.3f}), yours "
+                f"{mine.equity:+.3f}, lost {mine.loss:.3f}")
+
+    def _judge_play(self, text: str) -> Any:
+        from ..engine import check_play
+
+        game = self.game
+        assert game is not None and game.dice is not None
+        j = check_play(game.position, game.dice, text, self.rules, first_turn=game.first_turn)
+        if not j.legal:
+            legal = ", ".join(str(p.play) or "-" for p in game.legal_plays())
+            raise SessionError(f"{j.message}; the legal plays: {legal}")
+        return j
+
+    def _carry_out(self, command: str, warned: str = "") -> list[str]:
+        game = self.game
+        assert game is not None
+        me = PLAYER_NAMES[self.human]
+        note = f" {{tutor: {warned}}}" if warned else ""
+        if command == "roll":
+            if warned:
+                self.lines.append(f"{{{me} did not double; tutor: {warned}}}")
+            game.roll()
+            return self._prompt()
+        if command == "double":
+            game.double()
+            self.lines.append(f"{me} double => {game.cube * 2}{note}")
+            return self._advance()
+        if command in ("take", "pass"):
+            if command == "take":
+                game.take()
+                self.lines.append(f"{me} take{note}")
+            else:
+                game.drop()
+                self.lines.append(f"{me} drop{note}")
+            return self._advance()
+        j = self._judge_play(command)
+        roll = game.dice
+        game.play(j.play)
+        self.lines.append(f"{me} {_dice_text(roll)}: {str(j.play) or '-'}{note}")
+        return self._advance()
+
+    def _undo(self) -> list[str]:
+        if self.snapshot is None:
+            raise SessionError("nothing to undo: no play of yours in this game yet")
+        game, length = self.snapshot
+        self.game = copy.deepcopy(game)
+        del self.lines[length:]
+        self.games[-1] = (self.game, self.lines)
+        return ["undone", f"position: {self._setup()}"]
+
+    def _resign(self) -> list[str]:
+        game = self.game
+        assert game is not None
+        if game.phase not in (Phase.ROLL, Phase.PLAY):
+            raise SessionError("resign on your turn")
+        game.resign(self.human, 1)
+        game.accept()
+        self.lines.append(f"{PLAYER_NAMES[self.human]} resign")
+        return self._game_over()
+
+    def _game_over(self) -> list[str]:
+        game = self.game
+        assert game is not None and game.outcome is not None
+        o = game.outcome
+        s = list(self.score)
+        s[o.winner] += o.points
+        self.score = (s[0], s[1])
+        who = "you win" if o.winner == self.human else "nardtools wins"
+        out = [f"game over: {PLAYER_NAMES[o.winner]} wins {o.points} point{'s' if o.points != 1 else ''} "
+               f"({o.kind}): {who}"]
+        if self.length and max(self.score) < self.length:
+            return out + self._new_game()
+        self.finished = True
+        return [*out, "match over" if self.length else "session over"]
+
+    # ------------------------------------------------------------ the record
+    def record(self) -> str:
+        """The session's games in the native format, the tutor's findings as comments."""
+        blocks = []
+        for game, lines in self.games:
+            tags = [("Game", self.rules.game.value), ("Ruleset", self.ruleset.name), ("X", self.names[0]),
+                    ("O", self.names[1]), ("MatchLength", str(self.length)),
+                    ("Score", f"{game.score[0]}-{game.score[1]}")]
+            o = game.outcome
+            result = (f"{PLAYER_NAMES[o.winner]} wins {o.points} point{'s' if o.points != 1 else ''} ({o.kind})"
+                      if o is not None else "*")
+            head = "\n".join(f'[{k} "{v}"]' for k, v in [*tags, ("Result", result)])
+            blocks.append(head + "\n\n" + "\n".join(lines) + f"\n{result}\n")
+        return "\n".join(blocks)
+
+    def summary(self) -> list[str]:
+        """The learner's figures, from the analysis of the record (as ``analyse`` gives them)."""
+        figures = self.figures()
+        if figures is None:
+            return ["summary: no play of yours was analysed"]
+        p = figures
+        cube = f", cube decisions {p.cube_decisions} ({p.cube_error_rate:.4f})" if p.cube_decisions else ""
+        return [f"summary: {p.decisions} decisions, error rate {p.error_rate:.4f}, doubtful {p.doubtful}, "
+                f"errors {p.errors}, blunders {p.blunders}{cube}, luck {p.luck:+.3f}"]
+
+    def figures(self) -> PlayerAnalysis | None:
+        from ..analysis.analyse import analyse_match
+        from ..notation.reading import read_record
+        from ..notation.replay import replay_match
+
+        replayed = replay_match(read_record("session.nrd", self.record()))
+        analysis = analyse_match(replayed, ply=self.ply, evaluator=self.ev.evaluator, weights=self.ev.weights)
+        return analysis.players[self.human] if analysis.players[self.human].decisions else None
+
+
+def _dice_text(roll: Any) -> str:
+    return f"{roll.high}{roll.low}" if hasattr(roll, "high") else "".join(str(d) for d in roll.dice)

@@ -1,0 +1,127 @@
+"""Playing against the evaluator with a tutor (issue 25): scripted games to
+the end through standard input, the saved records validated and analysed, and
+the tutor's warning on a planted bad play."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nardtools import find_ruleset, legal_plays
+from nardtools.errors import NardtoolsError
+from nardtools.notation.ids import parse_setup
+from nardtools.teaching.tutor import Session, SessionError
+
+
+def _answer(line: str, rules: str, worst: bool) -> str | None:
+    """What a script types after one line of ``play``'s output (None: nothing)."""
+    if line.startswith("position: "):
+        setup = parse_setup(line[len("position: "):])
+        assert setup.dice is not None
+        from nardtools import Roll
+
+        plays = legal_plays(setup.position, Roll(*setup.dice), find_ruleset(rules).rules)
+        return str(plays[-1 if worst else 0].play) or "-"
+    if line.startswith("tutor: "):
+        return "keep"
+    if line.startswith("cube: you may double"):
+        return "roll"
+    if line.endswith("take or pass"):
+        return "take"
+    return None
+
+
+def _script(args: list[str], rules: str, tmp_path: Path, worst: bool = True) -> tuple[list[str], Path]:
+    """Run ``nardtools play`` as a script would, answering each prompt."""
+    out = tmp_path / "game.nrd"
+    proc = subprocess.Popen([sys.executable, "-m", "nardtools", "play", "--rules", rules, "-o", str(out), *args],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            bufsize=1)
+    assert proc.stdin is not None and proc.stdout is not None
+    seen: list[str] = []
+    first = worst  # the first choices bad (so that the tutor speaks), then the engine's first plays
+    for line in proc.stdout:
+        line = line.rstrip("\n")
+        seen.append(line)
+        reply = _answer(line, rules, first and len(seen) < 60)
+        if reply is not None:
+            proc.stdin.write(reply + "\n")
+            proc.stdin.flush()
+        if line.startswith("saved: "):
+            break
+    proc.stdin.close()
+    assert proc.wait(timeout=300) == 0, proc.stderr.read() if proc.stderr else ""
+    return seen, out
+
+
+def _validate_and_analyse(path: Path) -> dict[str, object]:
+    run = [sys.executable, "-m", "nardtools"]
+    checked = subprocess.run([*run, "validate", str(path)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    analysed = subprocess.run([*run, "analyse", str(path), "--format", "json"], capture_output=True, text=True)
+    assert analysed.returncode == 0, analysed.stderr
+    return json.loads(analysed.stdout)  # type: ignore[no-any-return]
+
+
+def test_a_scripted_long_nardy_game_is_played_to_the_end_and_its_record_reads_back(tmp_path: Path) -> None:
+    seen, path = _script(["--seed", "3", "--name", "learner"], "long", tmp_path)
+    assert any(line.startswith("position: long ") for line in seen)
+    assert any(line.startswith("bot plays: ") for line in seen)
+    assert any(line.startswith("game over: ") for line in seen) and "session over" in seen
+    warned = [line for line in seen if line.startswith("tutor: ")]
+    assert warned and all("best " in w and "lost " in w for w in warned)
+    assert any(line.startswith("summary: ") for line in seen)
+    text = path.read_text(encoding="utf-8")
+    assert '[X "learner"]' in text and text.count("{tutor: ") == len(warned)
+    report = _validate_and_analyse(path)
+    # analyse marks every play the tutor warned about
+    turns = [t for g in report["games"] for t in g["turns"] if t["kind"] == "play" and t["player"] == "learner"]
+    marked = [t for t in turns if t["mark"]]
+    assert len(marked) >= len(warned)
+
+
+def test_a_scripted_backgammon_match_is_played_to_the_end(tmp_path: Path) -> None:
+    seen, path = _script(["--seed", "5", "--match", "3", "--as", "O"], "backgammon", tmp_path, worst=False)
+    assert "match over" in seen and any(line.startswith("game over: ") for line in seen)
+    report = _validate_and_analyse(path)
+    assert report["units"].startswith("EMG")  # type: ignore[union-attr]
+
+
+def test_the_tutor_warns_of_a_planted_bad_play_with_the_best_one() -> None:
+    s = Session("backgammon", human=0, seed=2)
+    out = s.start()
+    while not out[-1].startswith("position: "):  # roll where a double is possible
+        out = s.command("roll")
+    ranked = s.ranked()
+    worst = ranked[-1]
+    assert worst.loss >= 0.03, "the roll has a costly play"
+    warning = s.command(str(worst.play))
+    assert warning[0].startswith("tutor: ") and f"best {ranked[0].play}" in warning[0]
+    assert f"lost {worst.loss:.3f}" in warning[0]
+    # the play is not made until kept; another play replaces it
+    assert s.game is not None and s.game.dice is not None
+    after = s.command(str(ranked[0].play))
+    assert not any(line.startswith("tutor: ") for line in after)
+    # undo goes back to the same roll
+    undone = s.command("undo")
+    assert undone[0] == "undone" and undone[1] == out[-1]
+
+
+def test_illegal_plays_and_commands_out_of_place_say_why() -> None:
+    s = Session("long", human=0, seed=3)
+    s.start()
+    with pytest.raises(SessionError, match="the legal plays: 24/19/15"):
+        s.command("13/8")
+    with pytest.raises(SessionError, match="nothing to keep"):
+        s.command("keep")
+    with pytest.raises(SessionError, match="the dice are rolled"):
+        s.command("roll")
+    with pytest.raises(SessionError, match="nothing to undo"):
+        s.command("undo")
+    for refused in ("gulbara", "crazy-gulbara", "dutch"):  # rules the networks do not cover: said clearly
+        with pytest.raises(NardtoolsError, match="cannot evaluate"):
+            Session(refused)
