@@ -284,12 +284,15 @@ def test_long_met_with_the_cube_is_symmetric_monotone_and_plays_the_crawford_gam
                 assert met.equity(a, b) < met.equity(a - 1, b)
     # the Crawford game, worked out from the post-Crawford entries: no cube, so the leader
     # (1 away) wins the match with any win, and the trailer's wins of each kind move it on
-    rates = outcome_rates()
-    for b in (2, 3, 5):
+    from nardtools.analysis.met import outcome_shares
+
+    shares = outcome_shares(rules)
+    for b in (2, 3, 5, 7):
+        trailer = shares.at(1, b)[1]  # how the trailer's wins end at this score
         leader = 0.5
-        for k in KINDS:
+        for k, share in zip(KINDS, trailer):
             left = b - points_for(OutcomeKind(k), rules)
-            leader += 0.5 * rates[k] * (0.0 if left <= 0 else 1 - met.post[left - 1])
+            leader += 0.5 * share * (0.0 if left <= 0 else 1 - met.post[left - 1])
         assert met.equity(1, b) == pytest.approx(leader, abs=1e-12)
     # the cube is worth something: the trailer's chances exceed the cubeless table's far from the end
     assert met.equity(7, 3) > long_met(find_ruleset("long").rules).equity(7, 3)

@@ -8,15 +8,19 @@ inputs are the game's outcome rates: how often a game ends in an oin
 (ойн, a single win), a mars (марс), a home mars (домашний марс) and a koks
 (кокс), measured by self-play of the shipped network (shipped in
 ``nardtools/data/long-outcomes.json`` with the command that measured them;
-``python -m nardtools.analysis.met --games N`` measures them again).  Each
-game is won by either side with chance 1/2 (who starts is drawn), and a win of
-kind ``k`` is worth the ruleset's points for ``k``, so that the chance of
-winning a match needing ``a`` points against ``b`` is, exactly::
+``python -m nardtools.analysis.met --games N`` measures them again).  At the
+scores where it matters (both sides at most 5 away), the shares of each
+side's wins are measured apart, both sides playing for the match
+(:class:`ScorePlayer`; ``--by-score N``).  Each game is won by either side
+with chance 1/2 (who starts is drawn), and a win of kind ``k`` is worth the
+ruleset's points for ``k``, so that the chance of winning a match needing
+``a`` points against ``b`` is, exactly::
 
-    M(a, b) = sum over kinds k of  r_k / 2 * ( M(a - v_k, b) + M(a, b - v_k) ),
+    M(a, b) = sum over kinds k of  s_k / 2 * M(a - v_k, b) + t_k / 2 * M(a, b - v_k),
     M(a <= 0, b) = 1,  M(a, b <= 0) = 0
 
-(``r_k`` the kind's rate, ``v_k`` its points).  The table is symmetric,
+(``s_k``, ``t_k`` the kind's share of each side's wins at the score, the
+money rates elsewhere; ``v_k`` its points).  The table is symmetric,
 ``M(a, b) + M(b, a) = 1``, and falls as ``a`` grows.
 
 **With the cube** (a ruleset that has one: Play65's), each entry is instead
@@ -107,6 +111,8 @@ def outcome_shares(rules: Rules, rates: dict[str, float] | None = None) -> Share
     by_score = []
     for key, counts in scores["by_score"].items():
         a, b = (int(v) for v in key.split("-"))
+        if a == b:  # the two sides in the same place: one share, from both sides' wins
+            counts = [{k: counts[0][k] + counts[1][k] for k in KINDS}] * 2
         pair = tuple(tuple(c[k] / max(sum(c.values()), 1) for k in KINDS) for c in counts)
         by_score.append(((a, b), pair))
     return Shares(money, tuple(sorted(by_score)))  # type: ignore[arg-type]

@@ -94,6 +94,7 @@ class Session:
         self.lines: list[str] = []
         self.warning: _Warning | None = None
         self.snapshot: tuple[Game, int] | None = None  # before the learner's last play: (game, record lines)
+        self._at_prompt: tuple[Game, int] | None = None  # before the play now asked for
         self.finished = False
 
     # ------------------------------------------------------------ the flow
@@ -112,6 +113,7 @@ class Session:
         game = Game(self.ruleset, self.length, self.score, crawford, seed=self.seed * 1000 + n)
         self.game, self.lines = game, []
         self.games.append((game, self.lines))
+        self.snapshot = None
         out = [f"game {n + 1}" + (f", score {self.score[0]}-{self.score[1]} to {self.length}" if self.length else "")
                + (" (Crawford game)" if crawford else "")]
         while game.phase is Phase.OPENING:
@@ -152,7 +154,7 @@ class Session:
     def _prompt(self) -> list[str]:
         game = self.game
         assert game is not None
-        self.snapshot = (copy.deepcopy(game), len(self.lines))
+        self._at_prompt = (copy.deepcopy(game), len(self.lines))
         return [f"position: {self._setup()}"]
 
     def _setup(self) -> Any:
@@ -341,6 +343,7 @@ class Session:
             return self._advance()
         j = self._judge_play(command)
         roll = game.dice
+        self.snapshot = self._at_prompt
         game.play(j.play)
         self.lines.append(f"{me} {_dice_text(roll)}: {str(j.play) or '-'}{note}")
         return self._advance()
@@ -352,6 +355,7 @@ class Session:
         self.game = copy.deepcopy(game)
         del self.lines[length:]
         self.games[-1] = (self.game, self.lines)
+        self._at_prompt = self.snapshot
         return ["undone", f"position: {self._setup()}"]
 
     def _resign(self) -> list[str]:
