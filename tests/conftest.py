@@ -1,8 +1,11 @@
-"""Shared fixtures: random positions from seeded playouts."""
+"""Shared fixtures: random positions from seeded playouts, and headless Chromium."""
 
 from __future__ import annotations
 
 import random
+import shutil
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -35,3 +38,29 @@ def long_turns() -> list[Turn]:
 @pytest.fixture(scope="session")
 def backgammon_turns() -> list[Turn]:
     return playout_turns("backgammon", 12, 25)
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium through selenium (Debian's ``chromium`` and
+    ``chromium-driver``; skipped when any is absent)."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+    if not CHROMIUM or not CHROMEDRIVER:
+        pytest.skip("chromium and chromedriver are not installed")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                 "--window-size=1400,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()

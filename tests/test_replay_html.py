@@ -8,10 +8,9 @@ package (all installed by ``.ci/run``); skipped when any is absent."""
 from __future__ import annotations
 
 import re
-import shutil
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -21,31 +20,10 @@ from nardtools.position import BAR, Position
 from nardtools.teaching.replay import replay_html
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
 
 RECORDS = [ROOT / "examples" / "teaching" / "long-annotated.nrd",
            ROOT / "examples" / "backgammon" / "backgammon-5pt-seed6.mat"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM or not CHROMEDRIVER:
-        pytest.skip("chromium and chromedriver are not installed")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-                 "--window-size=1400,1000"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def _expected_board(position: Position) -> Counter[tuple[str, int]]:

@@ -152,6 +152,8 @@ def play_command(
     name: Annotated[str, typer.Option("--name", help="Your name in the record.")] = "you",
     evaluator: Annotated[str, typer.Option("--evaluator", help="nardtools, or gnubg (backgammon, needs "
                                            "gnubg-nn).")] = "nardtools",
+    web: Annotated[bool, typer.Option("--web", help="Play in the browser: a page served on 127.0.0.1 (a free "
+                                      "port, a token in its URL), opened for you.")] = False,
 ) -> None:
     """Play a game or a match against nardtools, with a tutor that warns of costly plays.
 
@@ -175,6 +177,37 @@ def play_command(
         output_path(output, (".nrd", ".mat", ".sgf"), "game record")
     session = Session(ruleset(rules, settings), human="XO".index(side.upper()), ply=ply, tutor=tutor, seed=seed,
                       match=match, names=(name, "nardtools"), evaluator=evaluator)
+    path = output or Path(f"nardtools-play-{time.strftime('%Y%m%d-%H%M%S')}.nrd")
+
+    def save() -> list[str]:
+        text = session.record()
+        if path.suffix.lower() in (".mat", ".sgf"):
+            from ..notation.convert import convert
+            from ..notation.reading import read_record
+            from ..notation.replay import replay_match
+
+            text, _ = convert(replay_match(read_record("session.nrd", text)), path.suffix.lower()[1:])
+        write_output(path, text)
+        return [*session.summary(), f"saved: {path}"]
+
+    if web:
+        import webbrowser
+
+        from ..teaching.play_web import PlayServer
+
+        server = PlayServer(session, on_finish=save)
+        server.serve_in_background()
+        typer.echo(f"serving: {server.url} (Ctrl-C stops; the game is saved when it ends)")
+        webbrowser.open(server.url)
+        try:
+            server.done.wait()
+        except KeyboardInterrupt:
+            if not session.finished:
+                for line in save():
+                    typer.echo(line)
+        finally:
+            server.close()
+        return
     interactive = sys.stdin.isatty()
 
     def show(lines: list[str]) -> None:
@@ -193,14 +226,4 @@ def play_command(
             show(session.command(text))
         except NardtoolsError as e:  # a command out of place: said, and nothing changes
             typer.echo(f"error: {e}")
-    path = output or Path(f"nardtools-play-{time.strftime('%Y%m%d-%H%M%S')}.nrd")
-    text = session.record()
-    if path.suffix.lower() in (".mat", ".sgf"):
-        from ..notation.convert import convert
-        from ..notation.reading import read_record
-        from ..notation.replay import replay_match
-
-        text, _ = convert(replay_match(read_record("session.nrd", text)), path.suffix.lower()[1:])
-    write_output(path, text)
-    show(session.summary())
-    typer.echo(f"saved: {path}")
+    show(save())
