@@ -72,7 +72,7 @@ def _play_in_browser(browser: Any, server: PlayServer, shots: Path | None, name:
         last = log[-1] if log else ""
         if shots is not None and step == 6:
             browser.save_screenshot(str(shots / f"play-{name}.png"))
-        choices = [b for b in browser.find_elements(By.CSS_SELECTOR, "button.choice")]
+        choices = list(browser.find_elements(By.CSS_SELECTOR, "button.choice"))
         labels = [b.get_attribute("data-command") for b in choices]
         if last.startswith("position: ") and not typed:
             # type the first legal play once, then click
@@ -88,7 +88,7 @@ def _play_in_browser(browser: Any, server: PlayServer, shots: Path | None, name:
             try:
                 if browser.find_element(By.ID, "log").text.splitlines() != log:
                     break
-            except Exception:  # noqa: BLE001 - the page is reloading
+            except Exception:  # the page is reloading
                 pass
             time.sleep(0.05)
     else:
