@@ -22,22 +22,30 @@ def _modules() -> dict[str, Path]:
     return found
 
 
+def _targets(node: ast.AST, package: str, modules: dict[str, Path]) -> set[str]:
+    """The modules an import statement names (relative ones resolved in ``package``)."""
+    if isinstance(node, ast.ImportFrom):
+        base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
+        target = ".".join(base + ([node.module] if node.module else []))
+        return {f"{target}.{a.name}" if f"{target}.{a.name}" in modules else target for a in node.names}
+    if isinstance(node, ast.Import):
+        return {alias.name for alias in node.names}
+    return set()
+
+
+def _package(name: str, path: Path) -> str:
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
 def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     """The nardtools modules ``name`` imports when it is loaded."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    package = _package(name, path)
     found: set[str] = set()
     for statement in ast.parse(path.read_text(encoding="utf-8")).body:
         if isinstance(statement, ast.If) and "TYPE_CHECKING" in ast.dump(statement.test):
             continue
         for node in ast.walk(statement) if isinstance(statement, (ast.If, ast.Try)) else [statement]:
-            if isinstance(node, ast.ImportFrom):
-                base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
-                target = ".".join(base + ([node.module] if node.module else []))
-                for alias in node.names:
-                    sub = f"{target}.{alias.name}"
-                    found.add(sub if sub in modules else target)
-            elif isinstance(node, ast.Import):
-                found.update(alias.name for alias in node.names)
+            found |= _targets(node, package, modules)
     return {m for m in found if m in modules and m != name}
 
 
@@ -63,22 +71,13 @@ def test_the_module_level_import_graph_has_no_cycle():
 def _every_import(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     """The nardtools modules ``name`` may import: at module level and inside
     its functions, ``TYPE_CHECKING`` blocks left out, its own packages too."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
     typing_only = {id(n) for node in ast.walk(tree)
                    if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test) for n in ast.walk(node)}
     found: set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
-        if isinstance(node, ast.ImportFrom):
-            base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
-            target = ".".join(base + ([node.module] if node.module else []))
-            for alias in node.names:
-                sub = f"{target}.{alias.name}"
-                found.add(sub if sub in modules else target)
-        elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+        if id(node) not in typing_only:
+            found |= _targets(node, _package(name, path), modules)
     return {m for m in found if m in modules and m != name and not name.startswith(m + ".")}
 
 

@@ -114,7 +114,7 @@ def test_the_tutor_warns_of_a_planted_bad_play_with_the_best_one() -> None:
 def test_illegal_plays_and_commands_out_of_place_say_why() -> None:
     s = Session("long", human=0, seed=3)
     s.start()
-    with pytest.raises(SessionError, match="the legal plays: 24/19/15"):
+    with pytest.raises(SessionError, match=r"no-checker.*the legal plays: 24/"):
         s.command("13/8")
     with pytest.raises(SessionError, match="nothing to keep"):
         s.command("keep")

@@ -275,10 +275,7 @@ class Judge:
         """The cube and score of a decision of ``side`` in the game ``g``."""
         from .cubeful import CubeState
 
-        length = g.match_length
-        score = (g.score[0], g.score[1])
-        return CubeState(cube, owner, side, length, score, bool(g.crawford and length),
-                         jacoby=g.rules.jacoby and not length, beaver=g.rules.beaver and not length)
+        return CubeState.under(g.rules, cube, owner, side, g.match_length, g.score, g.crawford)
 
     def play_value(self, state: CubeState | None) -> PlayValue | None:
         """How :func:`.evaluate.ranked_plays` values a play's result for the player."""

@@ -115,14 +115,19 @@ class CubeState:
         return "centred" if self.owner is None else "owned" if self.owner == self.mover else "theirs"
 
     @classmethod
+    def under(cls, rules: Rules, value: int, owner: int | None, mover: int, length: int,
+              score: tuple[int, int], crawford: bool) -> CubeState:
+        """A state under ``rules``: Jacoby and beaver as the ruleset has them,
+        in money play only; the Crawford game only in a match."""
+        return cls(value, owner, mover, length, (score[0], score[1]), bool(crawford and length),
+                   jacoby=rules.jacoby and not length, beaver=rules.beaver and not length)
+
+    @classmethod
     def of_setup(cls, setup: Any, rules: Rules) -> CubeState:
         """The state a :class:`~nardtools.setup.Setup` carries (its side on
-        roll, cube, score and Crawford game; Jacoby and beaver from the ruleset
-        in money play)."""
-        length = setup.match_length
-        return cls(setup.cube, setup.cube_owner, setup.position.player, length, tuple(setup.score),
-                   bool(setup.crawford and length), jacoby=rules.jacoby and not length,
-                   beaver=rules.beaver and not length)
+        roll, cube, score and Crawford game)."""
+        return cls.under(rules, setup.cube, setup.cube_owner, setup.position.player, setup.match_length,
+                         setup.score, setup.crawford)
 
     def units(self, met_name: str = "") -> str:
         """What this state's equities are."""

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -82,8 +83,6 @@ class Session:
         if human not in (0, 1):
             raise SessionError("the learner plays X (0) or O (1)")
         self.ev = Evaluator(self.rules, weights=weights, evaluator=evaluator)  # refuses rules it cannot judge
-        if self.rules.crazy_doubles != "none" or self.rules.remainder != "lost" or self.rules.double_reroll:
-            raise SessionError(f"ruleset {self.ruleset.name!r}: play covers rulesets where a roll is one turn")
         self.human, self.ply, self.tutor, self.seed, self.length = human, ply, tutor, seed, match
         self.names = (names[0], names[1]) if human == 0 else (names[1], names[0])
         self.judge = Judge.for_match(self.rules, match)
@@ -116,9 +115,9 @@ class Session:
         self.snapshot = None
         out = [f"game {n + 1}" + (f", score {self.score[0]}-{self.score[1]} to {self.length}" if self.length else "")
                + (" (Crawford game)" if crawford else "")]
-        while game.phase is Phase.OPENING:
-            a, b = game._dice_rng.die(), game._dice_rng.die()
-            game.opening_roll(a, b)
+        rng = random.Random(self.seed * 1000 + n)
+        while game.phase is Phase.OPENING:  # (a tie throws again)
+            game.opening_roll(rng.randint(1, 6), rng.randint(1, 6))
         return out + self._advance()
 
     def _advance(self) -> list[str]:
@@ -131,7 +130,7 @@ class Session:
                 return out + self._game_over()
             side = game.on_roll
             if game.phase is Phase.DOUBLED:
-                if 1 - game._doubler == self.human:
+                if 1 - game.doubler == self.human:
                     return [*out, f"bot doubles to {game.cube * 2}: take or pass"]
                 out += self._bot_answers()
                 continue
@@ -208,8 +207,8 @@ class Session:
     def _bot_answers(self) -> list[str]:
         game = self.game
         assert game is not None
-        d = self.cube_decision(game._doubler)
-        taker = PLAYER_NAMES[1 - game._doubler]
+        d = self.cube_decision(game.doubler)
+        taker = PLAYER_NAMES[1 - game.doubler]
         if d is None or d.should_take:
             game.take()
             self.lines.append(f"{taker} take")
@@ -289,7 +288,7 @@ class Session:
         game = self.game
         assert game is not None
         if command in ("double", "roll", "take", "pass"):
-            side = self.human if command in ("double", "roll") else game._doubler
+            side = self.human if command in ("double", "roll") else game.doubler
             d = self.cube_decision(side)
             if d is None:
                 return ""
