@@ -296,3 +296,28 @@ def test_long_met_with_the_cube_is_symmetric_monotone_and_plays_the_crawford_gam
         assert met.equity(1, b) == pytest.approx(leader, abs=1e-12)
     # the cube is worth something: the trailer's chances exceed the cubeless table's far from the end
     assert met.equity(7, 3) > long_met(find_ruleset("long").rules).equity(7, 3)
+
+
+def test_a_long_nardy_match_analysed_at_four_all_counts_winning_chances_only() -> None:
+    """Issue 24: a real record's game played at 4-4 in a match to 5: every
+    play's equity in the analysis is 2 P(win) - 1 of its result (EMG at a
+    score where a mars wins no more than an oin)."""
+    import re
+
+    from nardtools.analysis.evaluate import Evaluator, ranked_plays
+    from nardtools.notation.native import export_native
+
+    match = replay_match(read_record(EXAMPLES / "long-nardy" / "long-5pt-seed1.mat"))
+    text = re.sub(r'\[Score "0-0"\]', '[Score "4-4"]', export_native(match, games={1}), count=1)
+    at_four = replay_match(read_record("g.nrd", text))
+    assert at_four.games[0].game.score == (4, 4) and at_four.record.length == 5
+    analysis = analyse_match(at_four, games={1})
+    ev = Evaluator(LONG)
+    checked = 0
+    for t in analysis.games[1]:
+        turn = at_four.games[0].turns[t.index]
+        cubeless = ranked_plays(ev, turn.before, turn.dice, first_turn=turn.first_turn)
+        made = next(r for r in cubeless if r.result == turn.after)
+        assert t.equity == pytest.approx(2 * made.evaluation.probabilities["win"] - 1, abs=2e-6)
+        checked += 1
+    assert checked > 20
