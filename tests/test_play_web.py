@@ -74,6 +74,11 @@ def _play_in_browser(browser: Any, server: PlayServer, shots: Path | None, name:
             browser.save_screenshot(str(shots / f"play-{name}.png"))
         choices = list(browser.find_elements(By.CSS_SELECTOR, "button.choice"))
         labels = [b.get_attribute("data-command") for b in choices]
+        if last.startswith("position: "):  # your roll is drawn on the board
+            dice = last.split("; dice ")[1][:2]
+            drawn = browser.find_element(By.ID, "board").get_attribute("data-dice")
+            assert drawn == dice or drawn == dice[::-1], (drawn, last)
+            assert len(browser.find_elements(By.CSS_SELECTOR, "#board .die")) == 2
         if last.startswith("position: ") and not typed:
             # type the first legal play once, then click
             box = browser.find_element(By.ID, "command")

@@ -60,6 +60,12 @@ _SCRIPT = """
   const S = JSON.parse(document.getElementById("state").textContent);
   if (typeof showGame === "function" && D.games.length) {
     showGame(D.games.length - 1); show(G().frames.length - 1);
+    if (S.dice) {  // the roll you are to play, on the board (the replay's last frame shows the bot's)
+      const board = document.getElementById("board");
+      for (const d of board.querySelectorAll(".die")) d.remove();
+      S.dice.forEach((d, i) => die(board, 560 + i * 70, 300, d, S.player));
+      board.dataset.dice = S.dice.join("");
+    }
   }
   const log = document.getElementById("log");
   log.textContent = S.lines.join("\\n");
@@ -210,7 +216,10 @@ class PlayServer:
             elif last.endswith("take or pass"):
                 choices = ["take", "pass"]
             choices += ["resign", "quit"]
-        return {"lines": self.lines, "choices": choices, "finished": s.finished}
+        dice = s.game.dice if s.game is not None and not s.finished else None
+        rolled = [dice.high, dice.low] if dice is not None and hasattr(dice, "high") else None
+        return {"lines": self.lines, "choices": choices, "finished": s.finished,
+                "dice": rolled if s.game is not None and s.game.on_roll == s.human else None, "player": s.human}
 
     def page(self) -> str:
         """The replay page of the game so far, with the play panel."""
