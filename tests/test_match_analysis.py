@@ -321,3 +321,16 @@ def test_a_long_nardy_match_analysed_at_four_all_counts_winning_chances_only() -
         assert t.equity == pytest.approx(2 * made.evaluation.probabilities["win"] - 1, abs=2e-6)
         checked += 1
     assert checked > 20
+
+
+def test_cube_efficiency_sees_contact_as_the_race_rule_does(long_turns, backgammon_turns) -> None:  # type: ignore[no-untyped-def]
+    from nardtools.analysis.cubeful import CONTACT_X
+    from nardtools.analysis.nets import boards_of
+    from nardtools.analysis.pips import is_race
+
+    for name, turns in (("play65-long", long_turns), ("backgammon", backgammon_turns)):
+        valuer = Valuer(find_ruleset(name).rules)
+        positions = [t.position for t in turns if not t.position.is_finished()]
+        x = valuer.efficiency(boards_of(positions))
+        assert [v == CONTACT_X for v in x] == [not is_race(p) for p in positions], name
+        assert 0.6 <= min(x) and max(x) <= 0.7  # gnubg's race efficiency: at most 0.7

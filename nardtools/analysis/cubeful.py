@@ -201,14 +201,14 @@ class Valuer:
         back_mine = np.where(mine[:, 1:] > 0, idx[1:], 0).max(axis=1)
         back_theirs = np.where(theirs[:, 1:] > 0, idx[1:], 0).max(axis=1)
         over = (back_mine == 0) | (back_theirs == 0)
+        # contact exactly as .pips.is_race has it: in backgammon until the rearmost checkers have
+        # passed each other; in Long Nardy (one way round) until both sides are on their points 1-12
         if self.game == "backgammon":
             contact = back_mine + back_theirs > 24
-            home = (back_mine <= 6) & (back_theirs <= 6)
-            scale = 1.0
-        else:  # a Long Nardy side's last checker past the other's: no contact
-            contact = back_mine + back_theirs > 24
-            home = (back_mine <= 6) & (back_theirs <= 6)
-            scale = LONG_PIP_SCALE
+        else:
+            contact = (back_mine > 12) | (back_theirs > 12)
+        home = (back_mine <= 6) & (back_theirs <= 6)
+        scale = 1.0 if self.game == "backgammon" else LONG_PIP_SCALE
         pips = (mine * idx).sum(axis=1) * scale
         race = np.clip(RACE_COEFFICIENT_X + RACE_FACTOR_X * pips, RACE_MIN_X, RACE_MAX_X)
         x = np.where(contact, CONTACT_X, np.where(home, BEAROFF_X, race))
