@@ -527,14 +527,14 @@ class Match:
             return False
         return max(self.score) == self.length - 1 and min(self.score) < self.length - 1
 
-    def new_game(self) -> Game:
-        """Start the next game at the current score."""
+    def new_game(self, seed: int | None = None) -> Game:
+        """Start the next game at the current score (``seed``: its dice, see :class:`Game`)."""
         crawford = self.next_is_crawford()
         if crawford:
             self.crawford_played = True
         elif self.length and max(self.score) == self.length - 1:
             self.crawford_played = True  # post-Crawford from here on
-        game = Game(self.ruleset, self.length, self.score, crawford, lenient=self.lenient)
+        game = Game(self.ruleset, self.length, self.score, crawford, lenient=self.lenient, seed=seed)
         self.games.append(game)
         return game
 

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NardtoolsError
-from ..game import Game, Phase
+from ..game import Game, Match, Phase
 from ..position import PLAYER_NAMES
 from ..rules import Ruleset, find_ruleset
 
@@ -86,8 +86,7 @@ class Session:
         self.human, self.ply, self.tutor, self.seed, self.length = human, ply, tutor, seed, match
         self.names = (names[0], names[1]) if human == 0 else (names[1], names[0])
         self.judge = Judge.for_match(self.rules, match)
-        self.score = (0, 0)
-        self.crawford_played = False
+        self.match = Match(self.ruleset, match)  # the score and the Crawford game
         self.games: list[tuple[Game, list[str]]] = []  # each game and its record lines
         self.game: Game | None = None
         self.lines: list[str] = []
@@ -103,18 +102,13 @@ class Session:
 
     def _new_game(self) -> list[str]:
         n = len(self.games)
-        crawford = False
-        if self.length and self.rules.has_crawford_game and not self.crawford_played \
-                and max(self.score) == self.length - 1:
-            crawford = self.crawford_played = True
-        elif self.length and max(self.score) == self.length - 1:
-            self.crawford_played = True
-        game = Game(self.ruleset, self.length, self.score, crawford, seed=self.seed * 1000 + n)
+        game = self.match.new_game(seed=self.seed * 1000 + n)
         self.game, self.lines = game, []
         self.games.append((game, self.lines))
         self.snapshot = None
-        out = [f"game {n + 1}" + (f", score {self.score[0]}-{self.score[1]} to {self.length}" if self.length else "")
-               + (" (Crawford game)" if crawford else "")]
+        score = self.match.score
+        out = [f"game {n + 1}" + (f", score {score[0]}-{score[1]} to {self.length}" if self.length else "")
+               + (" (Crawford game)" if game.crawford else "")]
         rng = random.Random(self.seed * 1000 + n)
         while game.phase is Phase.OPENING:  # (a tie throws again)
             game.opening_roll(rng.randint(1, 6), rng.randint(1, 6))
@@ -371,13 +365,11 @@ class Session:
         game = self.game
         assert game is not None and game.outcome is not None
         o = game.outcome
-        s = list(self.score)
-        s[o.winner] += o.points
-        self.score = (s[0], s[1])
+        self.match.finish(game)
         who = "you win" if o.winner == self.human else "nardtools wins"
         out = [f"game over: {PLAYER_NAMES[o.winner]} wins {o.points} point{'s' if o.points != 1 else ''} "
                f"({o.kind}): {who}"]
-        if self.length and max(self.score) < self.length:
+        if self.length and self.match.winner is None:
             return out + self._new_game()
         self.finished = True
         return [*out, "match over" if self.length else "session over"]
