@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -159,8 +160,8 @@ class MatchEquityTable:
     against a side 1-away after it."""
 
     name: str
-    pre: tuple[tuple[float, ...], ...]
-    post: tuple[float, ...]
+    pre: Sequence[Sequence[float]]
+    post: Sequence[float]
 
     def equity(self, a: int, b: int, *, post_crawford: bool = False) -> float:
         """The chance of winning needing ``a`` points against ``b``."""

@@ -42,6 +42,7 @@ leader unable to gain by doubling.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -132,22 +133,19 @@ def long_met(rules: Rules, rates: dict[str, float] | None = None,
     return _long_met(values, shares, length, rules.scoring)
 
 
-class _Building:
-    """A table being built: the entries so far, looked up as a finished one."""
+def _filling(name: str, length: int) -> tuple[MatchEquityTable, list[list[float]], list[float]]:
+    """A table to fill in, entry by entry (its lists, 0-based: ``pre[a - 1][b
+    - 1]``, ``post[b - 1]``; NaN until set), and look up as it grows: the one
+    lookup is :meth:`MatchEquityTable.equity`."""
+    pre, post = [[math.nan] * length for _ in range(length)], [math.nan] * length
+    return MatchEquityTable(name, pre, post), pre, post
 
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.pre: dict[tuple[int, int], float] = {}
-        self.post: dict[int, float] = {}
 
-    def equity(self, a: int, b: int, *, post_crawford: bool = False) -> float:
-        if a <= 0:
-            return 1.0
-        if b <= 0:
-            return 0.0
-        if post_crawford and (a == 1) != (b == 1):
-            return 1 - self.post[b] if a == 1 else self.post[a]
-        return self.pre[a, b]
+def _filled(table: MatchEquityTable) -> MatchEquityTable:
+    """The table filled in, frozen; every entry set."""
+    pre, post = tuple(tuple(row) for row in table.pre), tuple(table.post)
+    assert not any(math.isnan(v) for v in (*post, *(v for row in pre for v in row))), table.name
+    return MatchEquityTable(table.name, pre, post)
 
 
 @lru_cache(maxsize=16)
@@ -156,8 +154,8 @@ def _long_met_with_cube(rules: Rules, shares: Shares, length: int) -> MatchEquit
 
     from .cubeful import CONTACT_X, CubeState, Valuer
 
-    table = _Building(f"nardtools Long Nardy with the cube ({rules.scoring} scoring)")
-    valuer = Valuer(rules, table)  # type: ignore[arg-type]
+    table, pre, post = _filling(f"nardtools Long Nardy with the cube ({rules.scoring} scoring)", length)
+    valuer = Valuer(rules, table)
     x = np.array([CONTACT_X])
     crawford_rule = rules.has_crawford_game
 
@@ -185,45 +183,36 @@ def _long_met_with_cube(rules: Rules, shares: Shares, length: int) -> MatchEquit
         return (0.5 * on_roll(mine, start_probabilities(share_a, share_b))
                 + 0.5 * (1 - on_roll(mine.flipped(), start_probabilities(share_b, share_a))))
 
-    table.post[1] = 0.5
+    post[0] = 0.5
     for total in range(2, 2 * length + 1):
         for a in range(max(1, total - length), min(length, total - 1) + 1):
             b = total - a
             if a == 1 and b == 1:
-                table.pre[1, 1] = 0.5
+                pre[0][0] = 0.5
             elif a == 1 or b == 1:
                 trailer = max(a, b)
-                if trailer not in table.post:
-                    table.post[trailer] = 1 - start(1, trailer, False)  # the trailer's chance
+                if math.isnan(post[trailer - 1]):
+                    post[trailer - 1] = 1 - start(1, trailer, False)  # the trailer's chance
                 # the Crawford game (without the rule: a game like any other with a side 1 away)
-                value = start(a, b, crawford_rule)
-                table.pre[a, b] = value
+                pre[a - 1][b - 1] = start(a, b, crawford_rule)
             else:
-                table.pre[a, b] = start(a, b, False)
-    pre = tuple(tuple(table.pre[a, b] for b in range(1, length + 1)) for a in range(1, length + 1))
-    post = tuple(table.post[b] for b in range(1, length + 1))
-    return MatchEquityTable(table.name, pre, post)
+                pre[a - 1][b - 1] = start(a, b, False)
+    return _filled(table)
 
 
 @lru_cache(maxsize=16)
 def _long_met(values: tuple[int, ...], shares: Shares, length: int, scoring: str) -> MatchEquityTable:
-    m: dict[tuple[int, int], float] = {}
-
-    def at(a: int, b: int) -> float:
-        if a <= 0:
-            return 1.0
-        if b <= 0:
-            return 0.0
-        return m[a, b]
-
+    table, pre, post = _filling(f"nardtools Long Nardy ({scoring} scoring)", length)
+    at = table.equity
     for total in range(2, 2 * length + 1):  # M(a, b) needs only smaller a + b
         for a in range(max(1, total - length), min(length, total - 1) + 1):
             b = total - a
             mine, theirs = shares.at(a, b)
-            m[a, b] = sum(r / 2 * at(a - v, b) + q / 2 * at(a, b - v) for v, r, q in zip(values, mine, theirs))
-    pre = tuple(tuple(m[a, b] for b in range(1, length + 1)) for a in range(1, length + 1))
-    post = tuple(1 - pre[0][b] for b in range(length))
-    return MatchEquityTable(f"nardtools Long Nardy ({scoring} scoring)", pre, post)
+            pre[a - 1][b - 1] = sum(r / 2 * at(a - v, b) + q / 2 * at(a, b - v)
+                                    for v, r, q in zip(values, mine, theirs))
+    for b in range(length):  # no Crawford rule without the cube: after it as before it
+        post[b] = 1 - pre[0][b]
+    return _filled(table)
 
 
 def measure_rates(games: int, seed: int = 1, ruleset: str = "long") -> dict[str, Any]:
