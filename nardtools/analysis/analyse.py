@@ -56,6 +56,7 @@ from .nets import boards_of, equity
 if TYPE_CHECKING:
     from ..game import Game
     from ..notation.replay import ReplayedGame, ReplayedMatch
+    from ..position import Position
     from ..rules import Rules
     from .cube import MatchEquityTable
     from .cubeful import CubeState, Valuer
@@ -277,6 +278,20 @@ class Judge:
 
         return CubeState.under(g.rules, cube, owner, side, g.match_length, g.score, g.crawford)
 
+    def decision(self, ev: Evaluator, position: Position, state: CubeState,
+                 ply: int = 0) -> tuple[CubeDecision, str] | None:
+        """The cube decision of ``position``'s side on roll at ``state``, and
+        the evaluator that answered; None where it may not double (or the
+        judgement is cubeless)."""
+        if self.valuer is None or not state.may_double(ev.rules):
+            return None
+        rows = boards_of([position])
+        p, source = ev.static(rows, database=True)
+        if ply:
+            p = ev.values(rows, ply)
+        where = source[0] if ply == 0 or source[0] == "terminal" else f"{source[0]}, {ply}-ply"
+        return cube_decision(p, rows, state, ev.rules, valuer=self.valuer), where
+
     def play_value(self, state: CubeState | None) -> PlayValue | None:
         """How :func:`.evaluate.ranked_plays` values a play's result for the player."""
         valuer = self.valuer
@@ -403,13 +418,8 @@ def analyse_cube(game: ReplayedGame, ev: Evaluator, names: Sequence[str], judge:
         if position is None:
             return None
         state = judge.state(game.game, side, cube, owner)
-        if not state.may_double(ev.rules):
-            return None
-        rows = boards_of([position])
-        p = ev.static(rows, database=True)[0] if ply == 0 else ev.values(rows, ply)
-        d = cube_decision(p, rows, state, ev.rules, valuer=valuer)
-        source = ev.static(rows, database=True)[1][0]
-        return d, source if ply == 0 or source == "terminal" else f"{source}, {ply}-ply", valuer.mwc_per_emg(state)
+        found = judge.decision(ev, position, state, ply)
+        return None if found is None else (*found, valuer.mwc_per_emg(state))
 
     def entry(a: Any, index: int, side: int, action: str, found: tuple[CubeDecision, str, float], cube: int,
               where: tuple[int, int]) -> CubeAnalysis:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -33,6 +33,9 @@ from .common import (
     with_stakes,
 )
 from .output import echo_json
+
+if TYPE_CHECKING:
+    from ..setup import Setup
 
 
 class Game(str, enum.Enum):
@@ -242,11 +245,9 @@ def _met(path: Path | None) -> Any:
     return read_met(path) if path is not None else None
 
 
-def _stakes_text(setup: object) -> str:
-    from ..position import PLAYER_NAMES as NAMES
-
-    s: Any = setup
-    owner = "centred" if s.cube_owner is None else f"owned by {NAMES[s.cube_owner]}"
+def _stakes_text(s: Setup) -> str:
+    """The cube and score of a setup, in words."""
+    owner = "centred" if s.cube_owner is None else f"owned by {PLAYER_NAMES[s.cube_owner]}"
     where = f"score {s.score[0]}-{s.score[1]} to {s.match_length}" if s.match_length else "money play"
     return f"cube {s.cube} {owner}, {where}{', Crawford game' if s.crawford else ''}"
 

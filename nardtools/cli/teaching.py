@@ -213,7 +213,7 @@ def play_command(
     def show(lines: list[str]) -> None:
         for line in lines:
             if interactive and line.startswith("position: "):
-                typer.echo(diagram(session._setup(), session.names))
+                typer.echo(diagram(session.setup(), session.names))
             typer.echo(line)
 
     show(session.start())

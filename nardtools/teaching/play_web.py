@@ -216,10 +216,10 @@ class PlayServer:
             elif last.endswith("take or pass"):
                 choices = ["take", "pass"]
             choices += ["resign", "quit"]
-        dice = s.game.dice if s.game is not None and not s.finished else None
-        rolled = [dice.high, dice.low] if dice is not None and hasattr(dice, "high") else None
+        mine = s.game is not None and not s.finished and s.game.on_roll == s.human
+        dice = s.setup().dice if mine else None
         return {"lines": self.lines, "choices": choices, "finished": s.finished,
-                "dice": rolled if s.game is not None and s.game.on_roll == s.human else None, "player": s.human}
+                "dice": list(dice) if dice else None, "player": s.human}
 
     def page(self) -> str:
         """The replay page of the game so far, with the play panel."""

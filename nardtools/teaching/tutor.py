@@ -46,7 +46,8 @@ from ..rules import Ruleset, find_ruleset
 
 if TYPE_CHECKING:
     from ..analysis.analyse import PlayerAnalysis
-    from ..analysis.cubeful import CubeDecision
+    from ..analysis.cubeful import CubeDecision, CubeState
+    from ..setup import Setup
 
 #: A warning comes from this much equity lost (gnubg's doubtful).
 TUTOR_THRESHOLD = 0.03
@@ -148,19 +149,22 @@ class Session:
         game = self.game
         assert game is not None
         self._at_prompt = (copy.deepcopy(game), len(self.lines))
-        return [f"position: {self._setup()}"]
+        return [f"position: {self.setup()}"]
 
-    def _setup(self) -> Any:
+    def setup(self) -> Setup:
+        """The game in play as a position with its dice (while they are to be
+        played), cube and score: what the ``position:`` line shows."""
         from ..setup import Setup
 
         game = self.game
         assert game is not None
-        dice = (game.dice.high, game.dice.low) if game.dice is not None and hasattr(game.dice, "high") else None
+        rolled = game.rolled if game.phase is Phase.PLAY else None
+        dice = (rolled.high, rolled.low) if rolled is not None else None
         return Setup(game.position, dice, game.cube, game.cube_owner, game.match_length, game.score,
                      game.crawford and bool(game.match_length))
 
     # ------------------------------------------------------------ judging
-    def _state(self, side: int) -> Any:
+    def _state(self, side: int) -> CubeState:
         game = self.game
         assert game is not None
         return self.judge.state(game, side, game.cube, game.cube_owner)
@@ -176,21 +180,15 @@ class Session:
 
     def cube_decision(self, side: int) -> CubeDecision | None:
         """The cube decision of ``side`` before its roll, or None when it may not double."""
-        from ..analysis.cubeful import cube_decision
-        from ..analysis.nets import boards_of
-
         game = self.game
         assert game is not None
-        state = self._state(side)
-        if self.judge.valuer is None or not state.may_double(self.rules):
-            return None
         position = game.position if game.position.player == side else game.position.flip()
-        rows = boards_of([position])
-        p = self.ev.static(rows, database=True)[0] if self.ply == 0 else self.ev.values(rows, self.ply)
-        return cube_decision(p, rows, state, self.rules, valuer=self.judge.valuer)
+        found = self.judge.decision(self.ev, position, self._state(side), self.ply)
+        return None if found is None else found[0]
 
     def _human_may_double(self) -> bool:
-        return self.cube_decision(self.human) is not None
+        """Whether to ask "double, or roll" (the rule alone: no evaluation)."""
+        return self.judge.valuer is not None and self._state(self.human).may_double(self.rules)
 
     def _bot_doubles(self) -> bool:
         game = self.game
@@ -215,11 +213,9 @@ class Session:
         game = self.game
         assert game is not None
         best = self.ranked()[0]
-        roll = game.dice
+        self.lines.append(f"{PLAYER_NAMES[1 - self.human]} {game.rolled}: {str(best.play) or '-'}")
         game.play(best.play)
-        text = str(best.play) or "-"
-        self.lines.append(f"{PLAYER_NAMES[1 - self.human]} {_dice_text(roll)}: {text}")
-        return [f"bot plays: {text}"]
+        return [f"bot plays: {str(best.play) or '-'}"]
 
     # ------------------------------------------------------------ commands
     def command(self, text: str) -> list[str]:
@@ -335,10 +331,9 @@ class Session:
                 self.lines.append(f"{me} drop{note}")
             return self._advance()
         j = self._judge_play(command)
-        roll = game.dice
         self.snapshot = self._at_prompt
+        self.lines.append(f"{me} {game.rolled}: {str(j.play) or '-'}{note}")
         game.play(j.play)
-        self.lines.append(f"{me} {_dice_text(roll)}: {str(j.play) or '-'}{note}")
         return self._advance()
 
     def _undo(self) -> list[str]:
@@ -349,7 +344,7 @@ class Session:
         del self.lines[length:]
         self.games[-1] = (self.game, self.lines)
         self._at_prompt = self.snapshot
-        return ["undone", f"position: {self._setup()}"]
+        return ["undone", f"position: {self.setup()}"]
 
     def _resign(self) -> list[str]:
         game = self.game
@@ -407,7 +402,3 @@ class Session:
         replayed = replay_match(read_record("session.nrd", self.record()))
         analysis = analyse_match(replayed, ply=self.ply, evaluator=self.ev.evaluator, weights=self.ev.weights)
         return analysis.players[self.human] if analysis.players[self.human].decisions else None
-
-
-def _dice_text(roll: Any) -> str:
-    return f"{roll.high}{roll.low}" if hasattr(roll, "high") else "".join(str(d) for d in roll.dice)
