@@ -65,10 +65,16 @@ def default_met(rules: Rules) -> MatchEquityTable:
     return long_met(rules) if rules.is_long else kazaross_xg2()
 
 
+@lru_cache(maxsize=1)
+def _shipped() -> dict[str, Any]:
+    """The shipped outcome counts (read once: every analysis of a Long Nardy match asks)."""
+    data: dict[str, Any] = json.loads(RATES_FILE.read_text(encoding="utf-8"))
+    return data
+
+
 def outcome_rates() -> dict[str, float]:
     """Long Nardy's outcome rates by kind in money play, as shipped (they sum to 1)."""
-    data = json.loads(RATES_FILE.read_text(encoding="utf-8"))
-    counts = data["counts"]
+    counts = _shipped()["counts"]
     total = sum(counts.values())
     return {k: counts[k] / total for k in KINDS}
 
@@ -105,8 +111,7 @@ def outcome_shares(rules: Rules, rates: dict[str, float] | None = None) -> Share
     money = tuple((rates or outcome_rates())[k] for k in KINDS)
     if abs(sum(money) - 1) > 1e-9 or min(money) < 0:
         raise AnalysisError("outcome rates must be non-negative and sum to 1")
-    data = json.loads(RATES_FILE.read_text(encoding="utf-8"))
-    scores = data.get("scores")
+    scores = _shipped().get("scores")
     if rates is not None or not scores or rules.scoring != find_ruleset(scores.get("ruleset", "long")).rules.scoring:
         return Shares(money)  # type: ignore[arg-type]
     by_score = []

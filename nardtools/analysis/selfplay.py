@@ -203,12 +203,11 @@ def turn_dice(die1: int, die2: int) -> tuple[int, ...]:
 
 @dataclass
 class Drive:
-    """Where :func:`drive` stopped: the board (from the side now on roll), the
-    plays made, and whether the game ended (the side that played last won)."""
+    """Where :func:`drive` stopped: the board (from the side now on roll) and
+    the plays made (the game is over when :func:`.nets.mover_won` says so)."""
 
     board: np.ndarray
     plays: int
-    over: bool
 
 
 def drive(rules: Rules, board: np.ndarray, dice_of: Callable[[int], tuple[int, int]],
@@ -229,9 +228,9 @@ def drive(rules: Rules, board: np.ndarray, dice_of: Callable[[int], tuple[int, i
         rows = successors(rules, board, turn_dice(*dice_of(turn)))
         board = rows[choose(rows, turn)]
         if mover_won(board):
-            return Drive(board, turn + 1, True)
+            return Drive(board, turn + 1)
         if stop_after and turn + 1 >= stop_after:
-            return Drive(board, turn + 1, False)
+            return Drive(board, turn + 1)
     raise AnalysisError(f"a game ran past {max_turns} turns")
 
 
