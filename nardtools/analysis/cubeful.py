@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .nets import exclusive
+from .nets import CLASSES, exclusive
 
 if TYPE_CHECKING:
     from ..rules import Rules
@@ -175,9 +175,8 @@ class Valuer:
 
         self.rules = rules
         self.game = rules.game.value
-        kinds = list(exclusive(np.zeros((1, 7 if self.game == "long" else 5)), self.game))
-        self.kinds = kinds
-        self.values = np.array([points_for(k, rules) for k in kinds], float)
+        self.kinds = list(exclusive(np.zeros((1, len(CLASSES[self.game]))), self.game))
+        self.values = np.array([points_for(k, rules) for k in self.kinds], float)
         if met is None:
             from .cube import kazaross_xg2
             met = kazaross_xg2()
