@@ -11,6 +11,7 @@
 #include "bearoff.h"
 #include "core.h"
 #include "mat.h"
+#include "net.h"
 #include "playout.h"
 #include "stats.h"
 
@@ -661,6 +662,53 @@ static PyObject *py_bearoff_two_sided(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* net_forward(inputs, hidden, outputs, w1, b1, w2, b2, boards, out): see the method table. */
+static PyObject *py_net_forward(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 9) return PyErr_Format(PyExc_TypeError, "net_forward takes 9 arguments");
+    int inputs = (int)PyLong_AsLong(args[0]), hidden = (int)PyLong_AsLong(args[1]);
+    int outputs = (int)PyLong_AsLong(args[2]);
+    if (PyErr_Occurred()) return NULL;
+    if ((inputs != NET_INPUTS && inputs != NET_RACE_INPUTS) || hidden < 1 || hidden > 4096 || outputs < 1
+        || outputs > NET_MAX_OUTPUTS)
+        return PyErr_Format(PyExc_ValueError, "a network of %d or %d inputs, 1-4096 hidden units and 1-%d outputs",
+                            NET_INPUTS, NET_RACE_INPUTS, NET_MAX_OUTPUTS);
+    Py_buffer v[6];
+    const char *what[6] = {"w1", "b1", "w2", "b2", "boards", "out"};
+    int got = 0;
+    for (; got < 6; got++)
+        if (PyObject_GetBuffer(args[3 + got], &v[got], PyBUF_C_CONTIGUOUS | (got == 5 ? PyBUF_WRITABLE : 0)) < 0) break;
+    PyObject *result = NULL;
+    if (got == 6) {
+        Py_ssize_t rows = v[4].len / 52;
+        Py_ssize_t want[6] = {(Py_ssize_t)inputs * hidden * 4, (Py_ssize_t)hidden * 4,
+                              (Py_ssize_t)hidden * NET_MAX_OUTPUTS * 4, NET_MAX_OUTPUTS * 4, rows * 52,
+                              rows * outputs * 4};
+        int bad = -1;
+        for (int i = 0; i < 6 && bad < 0; i++)
+            if (v[i].len != want[i]) bad = i;
+        if (bad >= 0) {
+            PyErr_Format(PyExc_ValueError, "net_forward: %s has the wrong size", what[bad]);
+        } else {
+            float *scratch = PyMem_RawMalloc((size_t)hidden * sizeof(float));
+            if (!scratch) {
+                PyErr_NoMemory();
+            } else {
+                Net net = {inputs, hidden, outputs, v[0].buf, v[1].buf, v[2].buf, v[3].buf};
+                Py_BEGIN_ALLOW_THREADS
+                net_forward(&net, v[4].buf, rows, v[5].buf, scratch);
+                Py_END_ALLOW_THREADS
+                PyMem_RawFree(scratch);
+                result = Py_None;
+                Py_INCREF(result);
+            }
+        }
+    }
+    for (int i = 0; i < got; i++) PyBuffer_Release(&v[i]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"legal_plays", (PyCFunction)(void (*)(void))py_legal_plays, METH_FASTCALL,
      "legal_plays(rules, mover, opponent, dice, whole_roll, first_turn) -> list | None\n\n"
@@ -706,6 +754,11 @@ static PyMethodDef methods[] = {
      "The bear-off and first-off tables (float64) under GNU Backgammon's quantised policy."},
     {"bearoff_two_sided", py_bearoff_two_sided, METH_VARARGS,
      "bearoff_two_sided(rows, order, win)\n\nExact two-sided P(win) (nardtools.analysis.twosided)."},
+    {"net_forward", (PyCFunction)(void (*)(void))py_net_forward, METH_FASTCALL,
+     "net_forward(inputs, hidden, outputs, w1, b1, w2, b2, boards, out)\n\n"
+     "A network's outputs of board rows (nardtools.analysis.nets.Network): float32 weights in C order\n"
+     "(w1 inputs x hidden; w2 hidden x 8 and b2 8, the outputs padded with zeros), boards int8 rows\n"
+     "of 52, out float32 rows x outputs."},
     {"deferred", py_deferred, METH_NOARGS,
      "deferred() -> (record line, source line)\n\nWhere this thread's last mat_vouch gave up."},
     {NULL, NULL, 0, NULL},

@@ -85,6 +85,7 @@ def fuzz(module_path: str, seconds: float, seed: int) -> int:
         for _ in range(20):
             _play_texts(core, rng, rules)
         core.playouts(rules, 1, rng.randrange(2**64), 0, True)
+        _forward(core, rng)
         done += 1
     print(f"{done:,} mutated records and {done * 20:,} random plays through the sanitized core in "
           f"{seconds:.0f} s; {vouched:,} vouched for, {checked} of them re-checked by the reference; no report")
@@ -111,6 +112,24 @@ def _play_texts(core: object, rng: random.Random, rules: bytes) -> None:
     if plays:
         steps = rng.choice(plays)[4]
         core.judge(rules, me, opp, dice, True, 0, tuple((s, t) for s, t, _ in steps))  # type: ignore[attr-defined]
+
+
+def _forward(core: object, rng: random.Random) -> None:
+    """Random boards (any int8 counts) through a random network's compiled forward pass, held to numpy's."""
+    import numpy as np
+
+    from nardtools.analysis.nets import Network
+
+    game = rng.choice(("long", "backgammon"))
+    net = Network.random(game, rng.choice((1, 7, 64)), rng.randrange(1000), race_points=rng.choice((0, 6)))
+    boards = np.array([[rng.randrange(-128, 128) for _ in range(52)] for _ in range(rng.randrange(4))], np.int8)
+    hidden, k = net.w2.shape
+    w2, b2 = np.zeros((hidden, 8), np.float32), np.zeros(8, np.float32)
+    w2[:, :k], b2[:k] = net.w2, net.b2
+    out = np.empty((len(boards), k), np.float32)
+    core.net_forward(net.inputs, hidden, k, net.w1, net.b1, w2, b2, boards, out)  # type: ignore[attr-defined]
+    if len(boards) and np.abs(out - net(net.encode(boards))).max() > 1e-5:
+        raise AssertionError(f"the compiled forward pass is not numpy's on {boards.tolist()}")
 
 
 def main() -> int:

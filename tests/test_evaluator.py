@@ -352,3 +352,63 @@ def test_the_results_of_every_roll_are_the_reference_engines(game):
                 expected = [tuple(lp.result.mover) + tuple(lp.result.opponent) for lp in legal_plays(position, roll, rules)]
                 assert [tuple(int(v) for v in r) for r in after[start:start + n]] == expected
                 start += n
+
+
+@pytest.mark.parametrize("game", ["long", "backgammon"])
+@pytest.mark.parametrize("kind", ["main", "race"])
+def test_the_compiled_forward_pass_is_numpys(game, kind):
+    """The core's networks (csrc/net.c) against the numpy reference, within
+    1e-6, on self-play positions and every result of their rolls, for the
+    shipped main and race networks and a wider random one (256 units)."""
+    from nardtools.analysis.evaluate import load_network, load_race_network
+    from nardtools.analysis.selfplay import roll_successors
+    from nardtools.core import CORE, reference_engine
+
+    if CORE is None:
+        pytest.skip("the compiled core is not built")
+    shipped = load_network(game) if kind == "main" else load_race_network(game)
+    wide = Network.random(game, 256, seed=5, race_points=6 if kind == "race" else 0)
+    boards = np.array(_positions(game, 2))
+    rows = np.concatenate([boards, roll_successors(find_ruleset(game).rules, boards[::5])[0]])
+    for net in (shipped, wide):
+        compiled = net.outputs(rows)
+        with reference_engine():
+            reference = net.outputs(rows)
+        assert compiled.shape == reference.shape == (len(rows), len(CLASSES[game]))
+        assert np.abs(compiled - reference).max() <= 1e-6
+        assert np.array_equal(net.probabilities(rows[:1]), consistent(compiled[:1], game))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-128, 127), min_size=52, max_size=52), st.sampled_from(["long", "backgammon"]))
+def test_the_compiled_forward_pass_reads_any_board_as_numpy_does(board, game):
+    """Any int8 counts, however unlike a position (negative, more than 15):
+    the same encoding, the same outputs."""
+    from nardtools.core import CORE, reference_engine
+
+    if CORE is None:
+        return
+    rows = np.array([board], np.int8)
+    for net in (Network.random(game, 24, seed=2), Network.random(game, 24, seed=2, race_points=8)):
+        with reference_engine():
+            reference = net.outputs(rows)
+        assert np.abs(net.outputs(rows) - reference).max() <= 1e-5
+
+
+def test_the_compiled_forward_pass_checks_its_arguments():
+    from nardtools.core import CORE
+
+    if CORE is None:
+        pytest.skip("the compiled core is not built")
+    net = Network.random("backgammon", 8, seed=1)
+    w2, b2 = np.zeros((8, 8), np.float32), np.zeros(8, np.float32)
+    rows, out = np.zeros((2, 52), np.int8), np.zeros((2, 5), np.float32)
+    CORE.net_forward(198, 8, 5, net.w1, net.b1, w2, b2, rows, out)
+    with pytest.raises(ValueError, match="inputs"):
+        CORE.net_forward(199, 8, 5, net.w1, net.b1, w2, b2, rows, out)
+    with pytest.raises(ValueError, match="w1 has the wrong size"):
+        CORE.net_forward(198, 9, 5, net.w1, net.b1, np.zeros((9, 8), np.float32), b2, rows, out)
+    with pytest.raises(ValueError, match="out has the wrong size"):
+        CORE.net_forward(198, 8, 5, net.w1, net.b1, w2, b2, rows, np.zeros((3, 5), np.float32))
+    with pytest.raises(BufferError):
+        CORE.net_forward(198, 8, 5, net.w1, net.b1, w2, b2, rows, out.tobytes())  # read-only

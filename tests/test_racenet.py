@@ -178,7 +178,7 @@ def test_train_race_from_the_command_line(tmp_path):
     assert (meta["halving"], meta["leaves"], len(meta["commands"])) == (4, 2, 2)
     (out / "optimizer.npz").write_bytes(b"damaged")
     broken = CliRunner().invoke(app, ["train", "--race", "--resume", str(out), "--epochs", "3", "-q"])
-    assert broken.exit_code == 2 and "optimizer.npz: not a race network run's file" in broken.output
+    assert broken.exit_code == 2 and "optimizer.npz: not a training run's file" in broken.output
     (out / "positions.npz").unlink()
     missing = CliRunner().invoke(app, ["train", "--race", "--resume", str(out), "--epochs", "3", "-q"])
     assert missing.exit_code == 2 and "positions.npz: missing" in missing.output

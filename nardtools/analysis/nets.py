@@ -59,8 +59,10 @@ _FLIP = {"backgammon": (3, 4, 1, 2), "long": (4, 5, 6, 1, 2, 3)}
 _PIPS = np.arange(1, 26, dtype=np.float32)
 WEIGHTS_DIR = Path(__file__).resolve().parent.parent / "data" / "nets"
 FORMAT_VERSION = 1
-#: Rows a network evaluates at once.
+#: Rows a network evaluates at once (numpy's inputs of that many rows at a time).
 BATCH = 4096
+#: The compiled forward pass's outputs, padded (csrc/net.h's NET_MAX_OUTPUTS).
+_PADDED = 8
 
 
 def boards_of(positions: Iterable[Position]) -> np.ndarray:
@@ -277,14 +279,32 @@ class Network:
         """Probabilities (rows of ``CLASSES[game]``) of encoded inputs (rows)."""
         return sigmoid(self.hidden(x) @ self.w2 + self.b2)
 
-    def probabilities(self, rows: np.ndarray) -> np.ndarray:
-        """Probabilities of board rows (n, 52), made :func:`consistent`; in
-        slices of :data:`BATCH` rows, so that a 2-ply look-ahead's tens of
+    def outputs(self, rows: np.ndarray) -> np.ndarray:
+        """The raw outputs (float32 rows) of board rows (n, 52): by the compiled
+        core's forward pass (``csrc/net.c``) where it is in use, else by
+        numpy (:meth:`__call__` of :meth:`encode`), the reference it is held to,
+        in slices of :data:`BATCH` rows, so that a 2-ply look-ahead's tens of
         thousands of positions never hold their inputs all at once."""
-        out = np.empty((len(rows), len(CLASSES[self.game])))
-        for start in range(0, len(rows), BATCH):
-            out[start:start + BATCH] = consistent(self(self.encode(rows[start:start + BATCH])), self.game)
+        from ..core import compiled
+
+        rows = np.ascontiguousarray(rows, np.int8).reshape(-1, 52)
+        core = compiled()
+        if core is None:
+            return np.concatenate([self(self.encode(rows[k:k + BATCH])) for k in range(0, len(rows), BATCH)]
+                                  or [np.zeros((0, len(self.b2)), np.float32)])
+        hidden, k = self.w2.shape
+        w2 = np.zeros((hidden, _PADDED), np.float32)
+        w2[:, :k] = self.w2
+        b2 = np.zeros(_PADDED, np.float32)
+        b2[:k] = self.b2
+        out = np.empty((len(rows), k), np.float32)
+        core.net_forward(self.inputs, hidden, k, np.ascontiguousarray(self.w1), np.ascontiguousarray(self.b1),
+                         w2, b2, rows, out)
         return out
+
+    def probabilities(self, rows: np.ndarray) -> np.ndarray:
+        """Probabilities of board rows (n, 52): :meth:`outputs` made :func:`consistent`."""
+        return consistent(self.outputs(rows), self.game)
 
     def save(self, path: Path) -> None:
         """Write the weights and metadata as one ``.npz``, atomically."""

@@ -17,9 +17,9 @@ a 1-ply look-ahead weighs), and their targets are the bear-off database's odds
 (:func:`.evaluate.database_odds` with a ``points``-point database, built
 once and cached).  The network has the main one's shape and encoding, with
 the checkers off of each side also as a thermometer (:func:`.nets.encode_race`:
-a bear-off's count of rolls turns on them), and is fitted by Adam on the
-cross-entropy of its outputs, a tenth of the positions held out to measure
-it; the rate halves every ``halving`` epochs (``HALVING`` unless told).
+a bear-off's count of rolls turns on them), and is fitted by
+:class:`.supervised.Fit` (Adam on the cross-entropy, a tenth of the
+positions held out, the rate halved every ``halving`` epochs).
 
 A run lives in a folder: ``positions.npz`` (the positions and targets,
 collected once), ``checkpoint.npz`` (the network after the last epoch, with
@@ -39,18 +39,12 @@ import numpy as np
 
 from .._io import write_atomically
 from ..errors import AnalysisError
-from .nets import CLASSES, Network, encode_race, in_domain, sigmoid
+from .nets import CLASSES, Network, in_domain
+from .supervised import HALVING, Fit, arrays
 
 #: The database (points) a new race network learns from: a 10-point one
 #: takes under a minute to build and covers most races.
 POINTS = 10
-#: The share of positions held out to measure the network.
-HELD_OUT = 0.1
-#: Epochs between halvings of the learning rate, unless a run says otherwise.
-HALVING = 8
-#: The weights Adam moves, and its moments of each as ``optimizer.npz`` keeps them.
-WEIGHTS = ("w1", "b1", "w2", "b2")
-MOMENTS = (*(f"{k}{name}" for name in WEIGHTS for k in "mv"), "steps")
 
 
 def collect(game: str, games: int, *, seed: int = 1, points: int = POINTS, weights: str | None = None,
@@ -136,73 +130,6 @@ def _odds(chunk: tuple[str, int, np.ndarray]) -> np.ndarray:
     return targets
 
 
-class RaceFit:
-    """Fitting a race network to collected positions, epoch by epoch (Adam,
-    mini-batches in a seeded order)."""
-
-    def __init__(self, game: str, rows: np.ndarray, targets: np.ndarray, *, points: int, hidden: int = 128,
-                 seed: int = 1, rate: float = 1e-3, batch: int = 128, halving: int = HALVING,
-                 net: Network | None = None, moments: dict[str, np.ndarray] | None = None) -> None:
-        self.game, self.points, self.seed, self.rate, self.batch = game, points, seed, rate, batch
-        self.halving = halving
-        order = np.random.default_rng(seed).permutation(len(rows))
-        cut = int(len(rows) * HELD_OUT)
-        self.test, self.train = order[:cut], order[cut:]
-        self.x = encode_race(rows)
-        self.targets = targets.astype(np.float32)
-        self.net = net or Network.random(game, hidden, seed, race_points=points)
-        self.epochs = int(self.net.meta.get("epochs", 0))
-        self.moments = moments or {f"{k}{n}": np.zeros_like(getattr(self.net, n)) for n in WEIGHTS for k in "mv"}
-        self.moments.setdefault("steps", np.zeros(1))
-
-    def epoch(self) -> float:
-        """One pass over the training positions; the mean cross-entropy."""
-        net, m = self.net, self.moments
-        order = np.random.default_rng((self.seed, self.epochs)).permutation(self.train)
-        rate = self.rate * 0.5 ** (self.epochs // self.halving)
-        losses = []
-        for start in range(0, len(order), self.batch):
-            take = order[start:start + self.batch]
-            x, target = self.x[take], self.targets[take]
-            h = net.hidden(x)
-            p = sigmoid(h @ net.w2 + net.b2)
-            losses.append(_cross_entropy(p, target))
-            d2 = (p - target) / len(take)
-            dh = (d2 @ net.w2.T) * h * (1.0 - h)
-            grads = {"w2": h.T @ d2, "b2": d2.sum(axis=0), "w1": x.T @ dh, "b1": dh.sum(axis=0)}
-            m["steps"] += 1
-            t = float(m["steps"][0])
-            for name, g in grads.items():
-                m[f"m{name}"] = 0.9 * m[f"m{name}"] + 0.1 * g
-                m[f"v{name}"] = 0.999 * m[f"v{name}"] + 0.001 * g * g
-                step = rate * (m[f"m{name}"] / (1 - 0.9 ** t)) / (np.sqrt(m[f"v{name}"] / (1 - 0.999 ** t)) + 1e-8)
-                np.subtract(getattr(net, name), step.astype(np.float32), out=getattr(net, name))
-        self.epochs += 1
-        return float(np.mean(losses))
-
-    def held_out(self) -> dict[str, float]:
-        """The network on the held-out positions: mean and worst |P(win) error|."""
-        p = self.net(self.x[self.test])
-        error = np.abs(p[:, 0] - self.targets[self.test, 0])
-        return {"mean_win_error": round(float(error.mean()), 5), "worst_win_error": round(float(error.max()), 4),
-                "held_out": len(self.test)}
-
-    def save(self, folder: Path, commands: list[str]) -> None:
-        self.net.meta.update(epochs=self.epochs, positions=len(self.train), seed=self.seed, rate=self.rate,
-                             batch=self.batch, halving=self.halving, commands=commands, **self.held_out(),
-                             method=f"supervised on a {self.points}-point bear-off database's odds of self-play "
-                                    "race positions (Adam, cross-entropy)")
-        self.net.save(folder / "checkpoint.npz")
-        buffer = io.BytesIO()
-        np.savez(buffer, **self.moments)  # type: ignore[arg-type]
-        write_atomically(folder / "optimizer.npz", buffer.getvalue())
-
-
-def _cross_entropy(p: np.ndarray, target: np.ndarray) -> float:
-    q = np.clip(p, 1e-7, 1 - 1e-7)
-    return float(-(target * np.log(q) + (1 - target) * np.log(1 - q)).mean())
-
-
 def train_race(game: str, folder: Path, *, games: int, epochs: int, seed: int = 1, points: int = POINTS,
                hidden: int = 128, replies: bool = True, leaves: int = 0, halving: int | None = None,
                resume: bool = False, commands: list[str] | None = None,
@@ -215,20 +142,17 @@ def train_race(game: str, folder: Path, *, games: int, epochs: int, seed: int = 
     data = folder / "positions.npz"
     if resume:
         net = Network.load(folder / "checkpoint.npz")
-        if net.meta.get("kind") != "race":
+        if not net.is_race:
             raise AnalysisError(f"{folder / 'checkpoint.npz'}: not a race network's run")
-        rows, targets = _arrays(data, "rows", "targets")
-        moments = dict(zip(MOMENTS, _arrays(folder / "optimizer.npz", *MOMENTS)))
-        meta = net.meta
-        fit = RaceFit(net.game, rows, targets, points=int(meta["points"]), seed=int(meta["seed"]),
-                      rate=float(meta["rate"]), batch=int(meta["batch"]), halving=int(meta.get("halving", HALVING)),
-                      net=net, moments=moments)
-        commands = [*meta.get("commands", []), *(commands or [])]
+        rows, targets = arrays(data, "rows", "targets")
+        fit = Fit.resume(folder, net, rows, targets)
+        points = int(fit.net.meta["points"])
+        commands = [*fit.net.meta.get("commands", []), *(commands or [])]
     else:
         folder.mkdir(parents=True, exist_ok=True)
         how = np.array([games, seed, points, replies, leaves])
         if data.exists():  # collected by an earlier run of the same games: kept, since collecting is the slow part
-            rows, targets, before = _arrays(data, "rows", "targets", "how")
+            rows, targets, before = arrays(data, "rows", "targets", "how")
             before = np.pad(before, (0, len(how) - len(before)))  # runs before leaves had none
             if not np.array_equal(before, how):
                 raise AnalysisError(f"{data}: positions of other games (games, seed, points, replies, leaves "
@@ -241,24 +165,14 @@ def train_race(game: str, folder: Path, *, games: int, epochs: int, seed: int = 
             np.savez_compressed(buffer, rows=rows, targets=targets, how=how,
                                 seconds=np.array(time.perf_counter() - began))
             write_atomically(data, buffer.getvalue())
-        fit = RaceFit(game, rows, targets, points=points, hidden=hidden, seed=seed, halving=halving or HALVING)
-        fit.net.meta.update(games=games, replies=replies, leaves=leaves)
+        net = Network.random(game, hidden, seed, race_points=points)
+        net.meta.update(games=games, replies=replies, leaves=leaves)
+        fit = Fit(net, rows, targets, seed=seed, halving=halving or HALVING)
         commands = list(commands or [])
     while fit.epochs < epochs:
         loss = fit.epoch()
-        fit.save(folder, commands)
+        fit.save(folder, commands, f"supervised on a {points}-point bear-off database's odds of self-play "
+                                   "race positions (Adam, cross-entropy)")
         if report:
             report(fit.epochs, loss, fit.held_out())
     return fit.net
-
-
-def _arrays(path: Path, *names: str) -> list[np.ndarray]:
-    """Arrays of a run's ``.npz``; a missing or damaged file is an
-    :class:`AnalysisError` naming it."""
-    try:
-        with np.load(path, allow_pickle=False) as saved:
-            return [np.asarray(saved[name]) for name in names]
-    except FileNotFoundError:
-        raise AnalysisError(f"{path}: missing; the run's folder is incomplete") from None
-    except (OSError, ValueError, KeyError, EOFError) as e:
-        raise AnalysisError(f"{path}: not a race network run's file ({type(e).__name__}: {e})") from None

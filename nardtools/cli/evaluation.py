@@ -58,8 +58,21 @@ def train_command(
         "positions it learns (default 5,000)."))] = None,
     race: Annotated[bool, typer.Option("--race", help="Train the game's race network instead: supervised on "
                                        "the bear-off database's odds of self-play race positions.")] = False,
+    search: Annotated[bool, typer.Option("--search", help=(
+        "Train the game's main network on search targets instead: supervised on the --parent evaluator's "
+        "look-ahead (--search-ply) of self-play positions, one generation."))] = False,
+    search_ply: Annotated[int, typer.Option("--search-ply", min=1, max=2, help=(
+        "With --search: the look-ahead whose probabilities are the targets."))] = 1,
+    parent: Annotated[Path | None, typer.Option("--parent", help=(
+        "With --search: the main network whose look-ahead is learned (default the shipped one)."))] = None,
+    explore: Annotated[float, typer.Option("--explore", min=0.0, max=1.0, help=(
+        "With --search: the chance that a self-play side plays a random result instead of its best."))] = 0.1,
+    alternatives: Annotated[int, typer.Option("--alternatives", min=0, max=50, help=(
+        "With --search: other results of each roll kept beside the position rolled from."))] = 2,
+    widen: Annotated[bool, typer.Option("--widen/--fresh", help=(
+        "With --search: start from the parent network widened to --hidden units, or from random weights."))] = True,
     epochs: Annotated[int, typer.Option("--epochs", min=1, max=10_000,
-                                        help="With --race: fit until this many epochs in all.")] = 30,
+                                        help="With --race or --search: fit until this many epochs in all.")] = 30,
     race_db: Annotated[int, typer.Option("--race-db", min=2, max=12, help=(
         "With --race: the bear-off database (points) whose odds it learns, built and cached if need be; "
         "the network answers for races within those points."))] = 10,
@@ -67,12 +80,12 @@ def train_command(
         "With --race: also learn the replies to one result of each roll (the positions a 1-ply look-ahead "
         "weighs)."))] = True,
     halving: Annotated[int | None, typer.Option("--halving", min=1, max=10_000, help=(
-        "With --race: epochs between halvings of the learning rate (default 8)."))] = None,
+        "With --race or --search: epochs between halvings of the learning rate (default 8)."))] = None,
     leaves: Annotated[int, typer.Option("--leaves", min=0, max=21, help=(
         "With --race: also learn the opponent's best reply to this many of its 21 rolls, after the play chosen "
         "and after one other (the positions a 1-ply look-ahead weighs, as it weighs them)."))] = 0,
     jobs: Annotated[int, typer.Option("--jobs", min=1, max=64, help=(
-        "With --race: processes that look up the database's odds of the positions collected."))] = 1,
+        "With --race or --search: processes that compute the targets of the positions collected."))] = 1,
     output: Annotated[Path | None, typer.Option("--output", help="The run's folder (default train-GAME); "
                                                    "it must not hold a run already.")] = None,
     resume: Annotated[Path | None, typer.Option("--resume", help="Continue the run kept in this folder "
@@ -104,12 +117,19 @@ def train_command(
     command_line = " ".join(["nardtools", *sys.argv[1:]])
     if resume is not None and output is not None:
         raise fail("--resume continues a run in its own folder; leave out --output")
-    folder = resume or output or Path(f"train-{game.value}{'-race' if race else ''}")
+    search = search or (resume is not None and (resume / "targets").is_dir())  # a search run resumes as one
+    if race and search:
+        raise fail("--race and --search train different networks: choose one")
+    folder = resume or output or Path(f"train-{game.value}{'-race' if race else '-search' if search else ''}")
     if resume is None and (folder / "checkpoint.npz").exists():
         raise fail(f"{folder} holds a run already: continue it with --resume {folder}, or choose --output")
     if race:
         _train_race(game.value, folder, resume is not None, games, epochs, seed, hidden, race_db, replies, leaves,
                     halving, jobs, command_line, quiet)
+        return
+    if search:
+        _train_search(game.value, folder, resume is not None, games, epochs, search_ply, seed, hidden, parent,
+                      explore, alternatives, widen, halving, jobs, command_line, quiet)
         return
     games = 100_000 if games is None else games
     if resume is not None:
@@ -150,6 +170,29 @@ def _train_race(game: str, folder: Path, resume: bool, games: int | None, epochs
                          replies=replies, leaves=leaves, halving=halving, resume=resume, commands=[command_line],
                          progress=lambda n: advance(n), report=report)
     typer.echo(f"race network after {net.meta['epochs']} epochs on {net.meta['positions']:,} positions: held-out "
+               f"P(win) error mean {net.meta['mean_win_error']:.4f}, worst {net.meta['worst_win_error']:.3f}; "
+               f"checkpoint {folder / 'checkpoint.npz'}")
+
+
+def _train_search(game: str, folder: Path, resume: bool, games: int | None, epochs: int, ply: int, seed: int,
+                  hidden: int, parent: Path | None, explore: float, alternatives: int, widen: bool,
+                  halving: int | None, jobs: int, command_line: str, quiet: bool) -> None:
+    from ..analysis.searchnet import train_search
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if not quiet and (stage != "collecting" or done % 500 == 0 or done == total):
+            typer.echo(f"{stage}: {done:,} of {total:,}", err=True)
+
+    def report(epoch: int, loss: float, held_out: dict[str, float]) -> None:
+        if not quiet:
+            typer.echo(f"epoch {epoch}: loss {loss:.5f}, held-out P(win) error mean {held_out['mean_win_error']:.4f} "
+                       f"worst {held_out['worst_win_error']:.3f}", err=True)
+
+    net = train_search(game, folder, games=5000 if games is None else games, epochs=epochs, ply=ply, seed=seed,
+                       hidden=hidden, weights=_path(parent), explore=explore, alternatives=alternatives,
+                       halving=halving, widen_from=widen, resume=resume, commands=[command_line], jobs=jobs,
+                       progress=progress, report=report)
+    typer.echo(f"main network after {net.meta['epochs']} epochs on {net.meta['positions']:,} positions: held-out "
                f"P(win) error mean {net.meta['mean_win_error']:.4f}, worst {net.meta['worst_win_error']:.3f}; "
                f"checkpoint {folder / 'checkpoint.npz'}")
 

@@ -1,0 +1,22 @@
+/* The networks' forward pass (net.c): nardtools.analysis.nets' encoding and
+ * one hidden layer of sigmoid units, sigmoid outputs. */
+
+#ifndef NARDTOOLS_NET_H
+#define NARDTOOLS_NET_H
+
+#define NET_INPUTS 198          /* as nardtools.analysis.nets.INPUTS */
+#define NET_RACE_INPUTS 228     /* ... RACE_INPUTS: with each side's checkers off as a thermometer */
+#define NET_MAX_OUTPUTS 8
+
+/* A network's weights (float32, C order): w1 inputs x hidden, w2 hidden x
+ * NET_MAX_OUTPUTS and b2 NET_MAX_OUTPUTS (the outputs, then zeros). */
+typedef struct {
+    int inputs, hidden, outputs;
+    const float *w1, *b1, *w2, *b2;
+} Net;
+
+/* The outputs (rows x net->outputs, float32) of `rows` board rows of 52
+ * counts; `scratch` holds net->hidden floats. */
+void net_forward(const Net *net, const signed char *boards, long long rows, float *out, float *scratch);
+
+#endif

@@ -1,0 +1,232 @@
+"""A game's main network trained on its own look-ahead: supervised on search
+targets, generation after generation, as GNU Backgammon's and wildbg's
+networks were (after TD self-play).
+
+A generation starts from the evaluator of the one before (``weights``: the
+shipped networks, or a checkpoint; always with the shipped race network):
+
+1. **Positions** (:func:`collect`): self-play games of that evaluator at
+   0-ply, where a side plays a random result instead of its best with
+   probability ``explore`` (so that the set is not only the network's own
+   line), keeping every position rolled from and ``alternatives`` other
+   results of each roll (the positions a play's ranking compares).  Only the
+   positions the main network answers for: no finished game, no race the race
+   network takes.
+2. **Targets** (:func:`search_targets`): each position's probabilities at
+   ``ply`` (1 by default) by that evaluator, computed in parts of
+   :data:`PART` positions (``targets/part-NNNNN.npy``, in ``jobs``
+   processes), so that an interrupted run resumes at the first missing part.
+3. **Fit** (:class:`.supervised.Fit`): a network of ``hidden`` units fitted
+   to them.  ``widen`` starts it from the evaluator's own network, its extra
+   hidden units silent (zero output weights), so that fitting begins from
+   the network it improves on rather than from nothing.
+
+A run lives in a folder: ``positions.npz`` (the rows and how they were
+collected), ``targets/``, ``checkpoint.npz`` and ``optimizer.npz``; the
+command of each step is kept in the checkpoint's metadata.  Rebuild with the
+commands there (collecting is seeded: the same games give the same rows).
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .._io import write_atomically
+from ..errors import AnalysisError
+from .nets import Network, Networks, finished
+from .supervised import HALVING, Fit, arrays
+
+if TYPE_CHECKING:
+    from .selfplay import NetPlayer
+
+#: Positions per part of the targets (one process's unit of work, one resumable file).
+PART = 5000
+
+
+def _networks(game: str, weights: str | None) -> Networks:
+    from .evaluate import load_networks
+
+    return load_networks(game, weights)
+
+
+def main_domain(nets: Networks, rows: np.ndarray) -> np.ndarray:
+    """Which rows the main network answers for: unfinished, and not a race the race network takes."""
+    inside: np.ndarray = ~finished(rows) & ~nets.race_rows(rows)
+    return inside
+
+
+def collect(game: str, games: int, *, seed: int = 1, weights: str | None = None, explore: float = 0.1,
+            alternatives: int = 2, progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """The distinct positions (board rows, in a reproducible order) of ``games``
+    self-play games, as the module docstring describes."""
+    from ..rules import find_ruleset
+    from .selfplay import NetPlayer, play_game
+    from .training import TRAINING_RULESETS, _game_seed
+
+    ruleset = find_ruleset(TRAINING_RULESETS[game])
+    nets = _networks(game, weights)
+    greedy = NetPlayer(nets, ruleset)
+    seen: dict[bytes, None] = {}
+
+    for i in range(games):
+        player = _Explorer(greedy, np.random.default_rng((seed, i)), explore, alternatives)
+        play_game(ruleset, player, player, seed=_game_seed(seed, i), on_turn=player.keep)
+        batch = np.array(player.kept, np.int8).reshape(-1, 52)
+        for row in batch[main_domain(nets, batch)]:
+            seen.setdefault(row.tobytes(), None)
+        if progress:
+            progress(1)
+    return np.frombuffer(b"".join(seen), np.int8).reshape(-1, 52).copy()
+
+
+class _Explorer:
+    """A self-play side that plays its best, or with probability ``explore`` a
+    random result, and keeps each position rolled from with ``alternatives``
+    other results of the roll."""
+
+    def __init__(self, greedy: NetPlayer, rng: np.random.Generator, explore: float, alternatives: int) -> None:
+        self.greedy, self.rng, self.explore, self.alternatives = greedy, rng, explore, alternatives
+        self.kept: list[np.ndarray] = []
+
+    def choose(self, rows: np.ndarray) -> int:
+        if len(rows) > 1 and self.rng.random() < self.explore:
+            return int(self.rng.integers(len(rows)))
+        return self.greedy.choose(rows)
+
+    def keep(self, board: np.ndarray, rows: np.ndarray, chosen: int) -> None:
+        self.kept.append(board)
+        if len(rows) > 1 and self.alternatives:
+            self.kept.extend(rows[self.rng.choice(len(rows), min(self.alternatives, len(rows)), replace=False)])
+
+
+def _part(job: tuple[str, str | None, int, np.ndarray, str]) -> None:
+    """One part of the targets, written atomically (a process's share of :func:`search_targets`)."""
+    import os
+
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+    from ..rules import find_ruleset
+    from .evaluate import Evaluator
+    from .training import TRAINING_RULESETS
+
+    game, weights, ply, rows, path = job
+    evaluator = Evaluator(find_ruleset(TRAINING_RULESETS[game]).rules, weights=weights)
+    values = np.concatenate([evaluator.values(rows[k:k + 500], ply) for k in range(0, len(rows), 500)])
+    buffer = io.BytesIO()
+    np.save(buffer, values.astype(np.float32))
+    write_atomically(path, buffer.getvalue())
+
+
+def search_targets(game: str, rows: np.ndarray, folder: Path, *, ply: int = 1, weights: str | None = None,
+                   jobs: int = 1, progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """The probabilities of ``rows`` at ``ply`` by the evaluator of ``weights``,
+    kept in parts under ``folder`` (parts already there are read, not computed)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"part-{k // PART:05d}.npy" for k in range(0, len(rows), PART)]
+    todo = [(game, weights, ply, rows[k * PART:(k + 1) * PART], str(path))
+            for k, path in enumerate(paths) if not path.exists()]
+    if progress:
+        progress((len(paths) - len(todo)) * PART)
+    if jobs > 1 and len(todo) > 1:
+        from multiprocessing import get_context
+
+        with get_context("spawn").Pool(jobs) as pool:
+            for _ in pool.imap_unordered(_part, todo):
+                if progress:
+                    progress(PART)
+    else:
+        for job in todo:
+            _part(job)
+            if progress:
+                progress(PART)
+    try:
+        return np.concatenate([np.load(path) for path in paths]) if paths else np.zeros((0, 0), np.float32)
+    except (OSError, ValueError) as e:
+        raise AnalysisError(f"{folder}: a damaged part of the targets ({e}); delete it to compute it again") from None
+
+
+def widen(net: Network, hidden: int, seed: int) -> Network:
+    """``net`` with ``hidden`` hidden units, the same function: its own units
+    first, the new ones with small random input weights and zero output
+    weights (silent until fitting moves them)."""
+    if hidden < net.w1.shape[1]:
+        raise AnalysisError(f"cannot widen a network of {net.w1.shape[1]} hidden units to {hidden}")
+    rng = np.random.default_rng(seed)
+    extra = hidden - net.w1.shape[1]
+    w1 = np.concatenate([net.w1, (rng.standard_normal((net.w1.shape[0], extra)) * 0.1).astype(np.float32)], axis=1)
+    b1 = np.concatenate([net.b1, np.zeros(extra, np.float32)])
+    w2 = np.concatenate([net.w2, np.zeros((extra, net.w2.shape[1]), np.float32)])
+    meta = {k: v for k, v in net.meta.items() if k not in ("epochs", "version")}
+    return Network(net.game, w1, b1, w2, net.b2.copy(), {**meta, "hidden": hidden, "parent": net.name})
+
+
+def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int = 1, seed: int = 1,
+                 hidden: int = 256, weights: str | None = None, explore: float = 0.1, alternatives: int = 2,
+                 rate: float = 1e-3, halving: int | None = None, widen_from: bool = True, resume: bool = False,
+                 commands: list[str] | None = None, jobs: int = 1,
+                 progress: Callable[[str, int, int], None] | None = None,
+                 report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
+    """Collect (once), compute the targets (resumably) and fit, until ``epochs``
+    epochs in all; ``progress(stage, done, total)`` as it goes,
+    ``report(epoch, loss, held_out)`` after each epoch."""
+    data = folder / "positions.npz"
+    how = np.array([games, seed, round(explore * 1000), alternatives, ply])
+    if resume:
+        net = Network.load(folder / "checkpoint.npz") if (folder / "checkpoint.npz").exists() else None
+        rows, how, source = arrays(data, "rows", "how", "weights")
+        weights = str(source) or None
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        if data.exists():
+            rows, before, source = arrays(data, "rows", "how", "weights")
+            if not np.array_equal(before, how) or str(source) != (weights or ""):
+                raise AnalysisError(f"{data}: positions of another collection (games, seed, explore, alternatives, "
+                                    f"ply {before.tolist()}, weights {str(source) or 'shipped'}); choose another folder")
+        else:
+            began, played = time.perf_counter(), [0]
+
+            def game_over(n: int) -> None:
+                played[0] += n
+                if progress:
+                    progress("collecting", played[0], games)
+
+            rows = collect(game, games, seed=seed, weights=weights, explore=explore, alternatives=alternatives,
+                           progress=game_over)
+            buffer = io.BytesIO()
+            np.savez_compressed(buffer, rows=rows, how=how, weights=np.array(weights or ""),
+                                seconds=np.array(time.perf_counter() - began))
+            write_atomically(data, buffer.getvalue())
+        net = None
+    ply = int(how[4])
+    done = [0]
+
+    def step(n: int) -> None:
+        done[0] += n
+        if progress:
+            progress("targets", min(done[0], len(rows)), len(rows))
+
+    targets = search_targets(game, rows, folder / "targets", ply=ply, weights=weights, jobs=jobs, progress=step)
+    if net is not None:
+        fit = Fit.resume(folder, net, rows, targets)
+        commands = [*net.meta.get("commands", []), *(commands or [])]
+    else:
+        parent = _networks(game, weights).main
+        start = widen(parent, hidden, seed) if widen_from else Network.random(game, hidden, seed)
+        start.meta.update(kind="main", games=int(parent.meta.get("games", 0)), search_games=games, ply=ply,
+                          explore=explore, alternatives=alternatives, generation=int(parent.meta.get("generation", 0)) + 1,
+                          parent_commands=parent.meta.get("commands", []))
+        fit = Fit(start, rows, targets, seed=seed, rate=rate, halving=halving or HALVING)
+        commands = list(commands or [])
+    while fit.epochs < epochs:
+        loss = fit.epoch()
+        fit.save(folder, commands, f"supervised on its parent evaluator's {ply}-ply probabilities of "
+                                   f"{len(rows):,} self-play positions (Adam, cross-entropy)")
+        if report:
+            report(fit.epochs, loss, fit.held_out())
+    return fit.net
