@@ -412,3 +412,36 @@ def test_the_compiled_forward_pass_checks_its_arguments():
         CORE.net_forward(198, 8, 5, net.w1, net.b1, w2, b2, rows, np.zeros((3, 5), np.float32))
     with pytest.raises(BufferError):
         CORE.net_forward(198, 8, 5, net.w1, net.b1, w2, b2, rows, out.tobytes())  # read-only
+
+
+@pytest.mark.parametrize("game", ["long", "backgammon"])
+def test_the_databases_odds_of_many_rows_are_race_odds_of_each(game):
+    """database_probabilities (every row at once) against race_odds position
+    by position, on the race positions of self-play games and their rolls'
+    results; contact positions and finished games get none."""
+    from nardtools.analysis.evaluate import database_probabilities
+    from nardtools.analysis.race import race_odds
+    from nardtools.analysis.selfplay import roll_successors
+
+    rules = find_ruleset(game).rules
+    from nardtools.analysis.nets import in_domain
+
+    boards = np.array(_positions(game, 6))
+    rows = np.concatenate([boards[::3], roll_successors(rules, boards[in_domain(boards, 8)][::2])[0]])
+    p, used = database_probabilities(rules, rows, 6)
+    kind = Position.start(game).kind
+    checked = 0
+    for row, q, size in zip(rows, p, used):
+        position = Position._trusted(kind, tuple(int(v) for v in row[:26]), tuple(int(v) for v in row[26:]), 0)
+        if not size:
+            continue
+        odds = race_odds(position, db_points=6)
+        assert odds.exact
+        expected = ([odds.p_win, odds.p_gammon, 0, odds.p_lose_gammon, 0] if game == "backgammon" else
+                    [odds.p_win, odds.p_gammon, odds.p_home_mars, 0, odds.p_lose_gammon, odds.p_lose_home_mars, 0])
+        assert np.allclose(q, expected, atol=1e-12), (row.tolist(), q, expected)
+        checked += 1
+    assert checked >= 20
+    within = np.array([not row[7:26].any() and not row[33:52].any() and row[1:26].any() and row[27:52].any()
+                       for row in rows])
+    assert np.array_equal(used > 0, within)

@@ -66,6 +66,7 @@ from .nets import (
     exact_where_finished,
     finished,
     flip,
+    in_domain,
 )
 
 if TYPE_CHECKING:
@@ -193,43 +194,33 @@ class Evaluator:
         net = self.net
         return ("gnubg-nn" if isinstance(net, _GnubgNet) else net.name) + self.caveat
 
-    def _names(self, rows: np.ndarray) -> list[str]:
-        """The network that answers for each row, named as results show it."""
-        net = self.net
-        if not isinstance(net, Networks) or net.race is None:
-            return [self.name] * len(rows)
-        race = net.race_rows(rows)
-        return [net.race.name + self.caveat if r else self.name for r in race]
-
     # ------------------------------------------------------------ 0-ply
     def static(self, rows: np.ndarray, *, database: bool = False) -> tuple[np.ndarray, list[str]]:
         """0-ply probabilities of rows (each from its side on roll), and the
         source of each: terminal, database (when asked) or the network."""
-        done = finished(rows)
-        database = database and self.database
-        exact: dict[int, tuple[np.ndarray, str]] = {}
-        if database:
-            for i in np.nonzero(~done)[0]:
-                race = self._race(rows[i])
-                if race is not None:
-                    exact[int(i)] = race
-        rest = [i for i in range(len(rows)) if not done[i] and i not in exact]
-        k = len(CLASSES[self.game])
-        p = np.zeros((len(rows), k))
-        source = [""] * len(rows)
-        if rest:
-            p[rest] = self.net.probabilities(rows[rest])
-            for j, name in zip(rest, self._names(rows[rest])):
-                source[j] = name
-        for j, (q, where) in exact.items():
-            p[j], source[j] = q, where
-        exact_where_finished(p, rows, self.game, self.rules)
-        for i in np.nonzero(done)[0]:
-            source[i] = "terminal"
-        return p, source
+        p, done, used = self.probabilities(rows, database=database)
+        main = race_name = self.name
+        net = self.net
+        race = np.zeros(len(rows), bool)
+        if isinstance(net, Networks) and net.race is not None:
+            race, race_name = net.race_rows(rows), net.race.name + self.caveat
+        return p, ["terminal" if d else f"bear-off database ({u} points)" if u else race_name if r else main
+                   for d, u, r in zip(done, used, race)]
 
-    def _race(self, row: np.ndarray) -> tuple[np.ndarray, str] | None:
-        return database_odds(self.rules, row)
+    def probabilities(self, rows: np.ndarray, *, database: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`static`'s probabilities, with which rows are finished games
+        and the database (points) that gave each row, 0 for none."""
+        done = finished(rows)
+        used = np.zeros(len(rows), np.int64)
+        p = np.zeros((len(rows), len(CLASSES[self.game])))
+        if database and self.database:
+            q, used = database_probabilities(self.rules, rows)
+            p[used > 0] = q[used > 0]
+        rest = ~done & (used == 0)
+        if rest.any():
+            p[rest] = self.net.probabilities(rows[rest])
+        exact_where_finished(p, rows, self.game, self.rules)
+        return p, done, used
 
     # ------------------------------------------------------------ look-ahead
     def values(self, rows: np.ndarray, ply: int) -> np.ndarray:
@@ -238,12 +229,12 @@ class Evaluator:
         from ..dice import ALL_ROLLS
         from .selfplay import best_per_roll, roll_successors
 
-        p, source = self.static(rows)
-        todo = [i for i in range(len(rows)) if source[i] != "terminal"]
-        if ply == 0 or not todo:
+        p, done, _ = self.probabilities(rows)
+        todo = np.nonzero(~done)[0]
+        if ply == 0 or not len(todo):
             return p
         after, counts = roll_successors(self.rules, rows[todo])
-        q, _ = self.static(after)
+        q, _, _ = self.probabilities(after)
         best = best_per_roll(equity(q, self.game, self.rules), counts)
         deeper = q[best] if ply == 1 else self.values(after[best], ply - 1)
         weights = np.array([roll.weight / 36 for roll in ALL_ROLLS])
@@ -437,21 +428,60 @@ def database_odds(rules: Rules, row: np.ndarray, points: int | None = None) -> t
     """The outcome probabilities of a board row (its side on roll) from the
     bear-off database, when the position is a race both sides of which fit a
     cached database (or the ``points``-point one, built if need be); the
-    database named.  ``None`` otherwise."""
-    from ..position import Position
-    from .pips import is_race
-    from .race import choose_database, fits, race_odds
+    database named.  ``None`` otherwise (:func:`database_probabilities` of one row)."""
+    p, used = database_probabilities(rules, np.asarray(row, np.int8).reshape(1, 52), points)
+    return (p[0], f"bear-off database ({used[0]} points)") if used[0] else None
 
-    position = Position._trusted(rules.game, tuple(int(v) for v in row[:26]), tuple(int(v) for v in row[26:]), 0)
-    if not is_race(position):
-        return None
-    points = choose_database(position, points)
-    if not (fits(position.mover, points) and fits(position.opponent, points)):
-        return None
-    odds = race_odds(position, db_points=points)
-    win = min(1.0, max(0.0, odds.p_win))
-    if not rules.is_long:
-        p = [win, odds.p_gammon, 0.0, odds.p_lose_gammon, 0.0]
-    else:
-        p = [win, odds.p_gammon, odds.p_home_mars, 0.0, odds.p_lose_gammon, odds.p_lose_home_mars, 0.0]
-    return np.array(p), f"bear-off database ({points} points)"
+
+def database_probabilities(rules: Rules, rows: np.ndarray, points: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The bear-off database's outcome probabilities of board rows (each
+    from its side on roll), and the database (points) that gave each, 0
+    where none did: a race both sides of which fit the smallest cached
+    database of six points or more they fit (``points``: that one, built if
+    need be).  The one-sided formula of :func:`.race.race_odds`, for every
+    row at once."""
+    from .bearoff import MAX_ROLLS, BearoffDatabase, cached_points, position_indices
+
+    rows = np.asarray(rows, np.int8).reshape(-1, 52)
+    sizes = [points] if points else sorted(p for p in cached_points() if p >= 6) or [6]
+    # the furthest point either side holds (a race: no bar, nothing beyond 12, unfinished)
+    held = np.concatenate([rows[:, 1:26], rows[:, 27:52]], axis=1).reshape(len(rows), 2, 25) > 0
+    furthest = np.where(held.any(axis=2), 25 - np.argmax(held[:, :, ::-1], axis=2), 0).max(axis=1)
+    race = in_domain(rows, 12)
+    used = np.zeros(len(rows), np.int64)
+    for size in reversed(sizes):
+        used[race & (furthest <= size)] = size
+    p = np.zeros((len(rows), len(CLASSES[rules.game.value])))
+    point_mass = np.zeros(MAX_ROLLS)
+    point_mass[0] = 1.0
+    for size in np.unique(used[used > 0]):
+        take = np.nonzero(used == size)[0]
+        db = BearoffDatabase.cached(int(size))
+        sides = []
+        for start in (1, 27):
+            index = position_indices(rows[take, start:start + size], int(size))
+            full = (rows[take, start - 1] == 0)[:, None]  # nothing off yet: a gammon (mars) can still happen
+            arrays = []
+            for table in (db.dist, db.gammon_dist, db.home_dist):
+                padded = np.zeros((len(take), MAX_ROLLS))
+                got = np.asarray(table[index], np.float64)
+                padded[:, :got.shape[1]] = got
+                arrays.append(padded)
+            dist, first, home = arrays
+            sides.append((dist, np.where(full, first, point_mass), np.where(full, home, point_mass), full[:, 0]))
+        (pm, gm, hm, mover_full), (po, go, ho, opponent_full) = sides
+
+        def tail(a: np.ndarray) -> np.ndarray:  # P(needs >= j rolls)
+            return a[:, ::-1].cumsum(axis=1)[:, ::-1]  # type: ignore[no-any-return]
+
+        win = np.clip((pm * tail(po)).sum(axis=1), 0.0, 1.0)
+        gammon = np.where(opponent_full, (pm * tail(go)).sum(axis=1), 0.0)
+        lose_gammon = np.where(mover_full, (po[:, :-1] * tail(gm)[:, 1:]).sum(axis=1), 0.0)
+        if rules.is_long:
+            home_mars = np.where(opponent_full, np.maximum(0.0, (pm * (tail(go) - tail(ho))).sum(axis=1)), 0.0)
+            lose_home_mars = np.where(mover_full, np.maximum(0.0, (po[:, :-1] * (tail(gm) - tail(hm))[:, 1:])
+                                                             .sum(axis=1)), 0.0)
+            p[take] = np.stack([win, gammon, home_mars, 0 * win, lose_gammon, lose_home_mars, 0 * win], axis=1)
+        else:
+            p[take] = np.stack([win, gammon, 0 * win, lose_gammon, 0 * win], axis=1)
+    return p, used
