@@ -93,7 +93,7 @@ def position_indices(counts: np.ndarray, points: int) -> np.ndarray:
         rest = np.maximum(k - i - 1, 0)
         index += np.where(on, below[a, rest] - below[low, rest], 0)
         low = a
-    return index  # type: ignore[no-any-return]
+    return index
 
 
 @dataclass(frozen=True)

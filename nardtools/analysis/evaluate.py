@@ -472,7 +472,7 @@ def database_probabilities(rules: Rules, rows: np.ndarray, points: int | None = 
         (pm, gm, hm, mover_full), (po, go, ho, opponent_full) = sides
 
         def tail(a: np.ndarray) -> np.ndarray:  # P(needs >= j rolls)
-            return a[:, ::-1].cumsum(axis=1)[:, ::-1]  # type: ignore[no-any-return]
+            return a[:, ::-1].cumsum(axis=1)[:, ::-1]
 
         win = np.clip((pm * tail(po)).sum(axis=1), 0.0, 1.0)
         gammon = np.where(opponent_full, (pm * tail(go)).sum(axis=1), 0.0)
