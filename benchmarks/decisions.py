@@ -17,8 +17,10 @@ legal play is a decision, until ``--decisions``.  For each:
   is the referee's equity of the best play minus that of the one chosen;
 - a **false alarm**: a play the player made that the evaluator calls at
   least ``ALARM`` (0.08) worse than its best, where the referee puts it
-  within ``CLEAR`` (0.04) of the best.  The rate is of the evaluator's
-  alarms (plays it calls ``ALARM`` worse).
+  within ``CLEAR`` (0.04) of the best.  Counted three ways: of all
+  decisions (the rate the acceptance names), of the plays the referee calls
+  good (within ``CLEAR``: how often a good play is accused), and of the
+  evaluator's alarms (how often an accusation is wrong).
 
 Printed as a table, mean loss also as a ratio to gnubg-nn 0-ply's in the same
 run; ``--json`` writes the figures (the schema ``tests/test_benchmarks.py`` pins).
@@ -102,6 +104,7 @@ def main() -> None:
     loss = {n: [] for n in names}  # type: dict[str, list[float]]
     alarms = dict.fromkeys(names, 0)
     false = dict.fromkeys(names, 0)
+    good = 0
     began = time.perf_counter()
     for position, roll, first_turn, played in found:
         plays = legal_plays(position, roll, RULES, first_turn=first_turn)
@@ -123,26 +126,31 @@ def main() -> None:
         deep = dict(zip(judged, referee.equities(rows[judged], 2)))
         best = max(deep.values())
         clear = best - deep[made] <= CLEAR
+        good += int(clear)
         for name in names:
             loss[name].append(best - deep[chosen[name]])
             if own_error[name] >= ALARM:
                 alarms[name] += 1
-                false[name] += clear
+                false[name] += int(clear)
     anchor = float(np.mean(loss["gnubg-nn 0-ply"]))
     figures = {"decisions": len(found), "referee": "gnubg-nn 2-ply", "evaluator": ev.name,
                "seconds": round(time.perf_counter() - began, 1), "evaluators": {}}
     print(f"{len(found)} decisions from the bglab-llabba matches; referee gnubg-nn 2-ply; {ev.name}")
+    figures["good_plays"] = int(good)
+    print(f"{good} of the plays made are within {CLEAR} of the referee's best")
     print("| evaluator | equity lost per decision | × gnubg-nn 0-ply | alarms (≥ 0.08) | false alarms | "
-          "seconds |\n|---|---|---|---|---|---|")
+          "of decisions | of good plays | of alarms | seconds |\n|---|---|---|---|---|---|---|---|---|")
     for name in names:
         mean = float(np.mean(loss[name]))
-        rate = false[name] / alarms[name] if alarms[name] else 0.0
+        rates = [false[name] / max(n, 1) for n in (len(found), good, alarms[name])]
         figures["evaluators"][name] = {"loss_per_decision": round(mean, 5), "ratio_to_gnubg_0ply":
                                        round(mean / anchor, 2) if anchor else None, "alarms": alarms[name],
-                                       "false_alarms": false[name], "false_alarm_rate": round(rate, 4),
+                                       "false_alarms": false[name], "false_alarm_rate": round(rates[0], 4),
+                                       "false_alarms_of_good_plays": round(rates[1], 4),
+                                       "false_alarms_of_alarms": round(rates[2], 4),
                                        "seconds": round(seconds[name], 2)}
-        print(f"| {name} | {mean:.4f} | {mean / anchor:.1f}× | {alarms[name]} | {false[name]} ({100 * rate:.0f}%) "
-              f"| {seconds[name]:.1f} |")
+        print(f"| {name} | {mean:.4f} | {mean / anchor:.1f}× | {alarms[name]} | {false[name]} | "
+              + " | ".join(f"{100 * r:.1f}%" for r in rates) + f" | {seconds[name]:.1f} |")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n")
 

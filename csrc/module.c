@@ -193,6 +193,78 @@ static PyObject *py_successors(PyObject *self, PyObject *const *args, Py_ssize_t
     return out;
 }
 
+/* dice_successors(rules, boards, dice) -> (bytes, counts) | None: for each board (52
+ * int8) and its roll (two int8 dice), the positions the roll reaches, as successors
+ * gives them (first turn as nardtools.engine.on_first_turn judges it), one board's
+ * after another's; counts: int32 per board.  One call for a turn of many games at
+ * once (nardtools.analysis.selfplay.drive_many).  None when a search outgrew its tables. */
+static PyObject *py_dice_successors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) return PyErr_Format(PyExc_TypeError, "dice_successors takes 3 arguments");
+    Rules r;
+    if (!rules_from(args[0], &r)) return NULL;
+    Py_buffer view, roll;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_SIMPLE) < 0) return NULL;
+    if (PyObject_GetBuffer(args[2], &roll, PyBUF_SIMPLE) < 0) { PyBuffer_Release(&view); return NULL; }
+    Py_ssize_t n = view.len / 52;
+    const signed char *boards = view.buf, *dice = roll.buf;
+    PyObject *out = NULL;
+    int32_t *counts = NULL;
+    signed char *rows = NULL;
+    size_t cap = 4096, used = 0;
+    int overflow = 0;
+    if (view.len % 52 || roll.len != 2 * n) {
+        PyErr_Format(PyExc_ValueError, "boards: rows of 52 counts; dice: two a board");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < view.len; k++)
+        if (boards[k] < 0 || boards[k] > 15) { PyErr_Format(PyExc_ValueError, "boards: counts are 0-15"); goto done; }
+    for (Py_ssize_t k = 0; k < roll.len; k++)
+        if (dice[k] < 1 || dice[k] > 6) { PyErr_Format(PyExc_ValueError, "dice: 1-6"); goto done; }
+    Search *s = thread_search();
+    counts = malloc((size_t)(n + 1) * sizeof *counts);
+    rows = malloc(cap * 52);
+    if (!s || !counts || !rows) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < n && !overflow; i++) {
+        Board b;
+        memcpy(b.me, boards + i * 52, 26);
+        memcpy(b.opp, boards + i * 52 + 26, 26);
+        int total = 0;
+        for (int p = 0; p < 26; p++) total += b.me[p];
+        int first = r.v[R_LONG] && b.me[HEAD] > 0 && b.me[HEAD] == total;   /* engine.on_first_turn */
+        int a = dice[2 * i], c = dice[2 * i + 1];
+        int d[4] = {a > c ? a : c, a > c ? c : a, a, a}, ndice = a == c ? 4 : 2;
+        Turn t;
+        turn_init(&t, &r, &b, d, ndice, 1, first);
+        legal_plays(&t, s);
+        if (s->overflow) { overflow = 1; break; }
+        if (used + (size_t)s->nchosen > cap) {
+            while (used + (size_t)s->nchosen > cap) cap *= 2;
+            signed char *grown = realloc(rows, cap * 52);
+            if (!grown) { PyErr_NoMemory(); goto done; }
+            rows = grown;
+        }
+        put_results(&t, s, rows + used * 52);
+        used += (size_t)s->nchosen;
+        counts[i] = s->nchosen;
+    }
+    if (overflow) {
+        out = Py_NewRef(Py_None);
+    } else {
+        PyObject *x = PyBytes_FromStringAndSize((const char *)rows, (Py_ssize_t)(used * 52));
+        PyObject *y = PyBytes_FromStringAndSize((const char *)counts, (Py_ssize_t)(n * (Py_ssize_t)sizeof *counts));
+        out = x && y ? Py_BuildValue("(NN)", x, y) : NULL;
+        if (!out) { Py_XDECREF(x); Py_XDECREF(y); }
+    }
+done:
+    PyBuffer_Release(&view);
+    PyBuffer_Release(&roll);
+    free(counts);
+    free(rows);
+    return out;
+}
+
 /* roll_successors(rules, boards) -> (bytes, counts) | None: for each board (52 int8:
  * the side on roll, then the other) and each of the 21 rolls (6-6, 6-5, ... 1-1, as
  * nardtools.dice.ALL_ROLLS), the positions the roll reaches, as successors gives them,
@@ -722,6 +794,10 @@ static PyMethodDef methods[] = {
      "roll_successors(rules, boards) -> (bytes, counts) | None\n\n"
      "For each board (52 int8) and each of the 21 rolls, the positions reached (as successors\n"
      "gives them), one after another, and int32 counts per board and roll (the evaluator's look-ahead)."},
+    {"dice_successors", (PyCFunction)(void (*)(void))py_dice_successors, METH_FASTCALL,
+     "dice_successors(rules, boards, dice) -> (rows, counts) | None\n\n"
+     "For each board row and its roll (two dice a board), the positions it reaches, as successors\n"
+     "gives them, one after another, and their count (int32 a board)."},
     {"judge", (PyCFunction)(void (*)(void))py_judge, METH_FASTCALL,
      "judge(rules, mover, opponent, dice, whole_roll, first_turn, play) -> tuple | None\n\n"
      "A written play (its text, or (source, target) pairs)'s canonical steps, the sides after it (the opponent then on roll) and the dice\n"

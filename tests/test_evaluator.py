@@ -445,3 +445,46 @@ def test_the_databases_odds_of_many_rows_are_race_odds_of_each(game):
     within = np.array([not row[7:26].any() and not row[33:52].any() and row[1:26].any() and row[27:52].any()
                        for row in rows])
     assert np.array_equal(used > 0, within)
+
+
+@pytest.mark.parametrize("game", ["long", "backgammon", "hypergammon"])
+def test_games_in_lock_step_are_the_games_one_by_one(game, weights):
+    """drive_many (a turn of every game in one call) plays each game as drive
+    plays it alone, with the same dice and the same choices; hypergammon's
+    three checkers end their games too."""
+    from nardtools.analysis.selfplay import best_per_roll, drive, drive_many, start_board
+
+    ruleset = find_ruleset(game)
+    rules = ruleset.rules
+    net = Network.load(weights["long" if game == "long" else "backgammon"])
+    dice = np.random.default_rng(3).integers(1, 7, (400, 6, 2))
+
+    def values(rows):
+        return equity(NetPlayer(net, ruleset).values(rows), rules.game.value, rules)
+
+    def choose_many(rows, counts, _turn, _games):
+        return best_per_roll(values(rows), counts) - (np.cumsum(counts) - counts)
+
+    start = start_board(ruleset)
+    many = drive_many(rules, np.repeat(start[None, :], 6, axis=0), lambda k: dice[k], choose_many)
+    for g in range(6):
+        alone = drive(rules, start, lambda k, g=g: tuple(int(v) for v in dice[k, g]),
+                      lambda rows, _k: int(np.argmin(values(rows))))
+        assert alone.plays == many.plays[g] and np.array_equal(alone.board, many.boards[g])
+    stopped = drive_many(rules, np.repeat(start[None, :], 2, axis=0), lambda k: dice[k, :2], choose_many, stop_after=3)
+    assert stopped.plays.tolist() == [3, 3]
+
+
+@pytest.mark.parametrize("game", ["long", "backgammon"])
+def test_the_results_of_many_rolls_are_the_reference_engines(game):
+    from nardtools.analysis.selfplay import dice_successors, successors, turn_dice
+    from nardtools.core import reference_engine
+
+    rules = find_ruleset(game).rules
+    boards = np.array(_positions(game, 1)[::5])
+    dice = np.random.default_rng(1).integers(1, 7, (len(boards), 2))
+    rows, counts = dice_successors(rules, boards, dice)
+    with reference_engine():
+        alone = [successors(rules, b, turn_dice(int(x), int(y))) for b, (x, y) in zip(boards, dice)]
+        assert np.array_equal(dice_successors(rules, boards, dice)[0], rows)
+    assert counts.tolist() == [len(a) for a in alone] and np.array_equal(np.concatenate(alone), rows)

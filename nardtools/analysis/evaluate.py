@@ -367,6 +367,10 @@ class Rollout:
         return {**self.evaluation.as_dict(), "games": self.games, "standard_error": self.standard_error}
 
 
+#: Games a rollout plays in lock step (one network call a turn for all of them).
+ROLLOUT_BATCH = 144
+
+
 def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, truncate: int = 0, seed: int = 1,
             evaluator: str = "nardtools", weights: str | None = None,
             progress: Callable[[], None] | None = None) -> Rollout:
@@ -375,13 +379,15 @@ def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, t
 
     Variance reduction: the first two rolls are stratified (game ``i`` starts
     with the ``i mod 36``-th roll, then the ``(i // 36) mod 36``-th, so that
-    1,296 games cover every pair once); later dice come from ``seed``.
+    1,296 games cover every pair once); later dice come from ``seed``.  The
+    games are played :data:`ROLLOUT_BATCH` at a time in lock step
+    (:func:`.selfplay.drive_many`).
     ``truncate`` > 0 stops each game after that many plays and counts the
     network's probabilities there instead of an outcome (a truncated
     rollout).  The standard error is that of the mean equity over the games.
     """
     from ..rules import rules_for
-    from .selfplay import drive
+    from .selfplay import best_per_roll, drive_many
 
     if not 1 <= games <= 1_000_000:
         raise AnalysisError(f"a rollout of {games} games: 1 to 1,000,000")
@@ -395,27 +401,30 @@ def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, t
         return Rollout(ev.evaluation(p0[0], "terminal", 0), games, 0.0)
     rng = np.random.default_rng(seed)
     results = np.zeros((games, len(CLASSES[ev.game])))
-    for i in range(games):
-        last: list[np.ndarray] = []
+    for first in range(0, games, ROLLOUT_BATCH):
+        batch = np.arange(first, min(first + ROLLOUT_BATCH, games))
+        last = np.zeros((len(batch), len(CLASSES[ev.game])))
 
-        def dice_of(plays: int, i: int = i) -> tuple[int, int]:
+        def dice_of(plays: int, batch: np.ndarray = batch) -> np.ndarray:
             if plays < 2:  # stratified
-                k = (i // 36 ** plays) % 36
-                return k // 6 + 1, k % 6 + 1
-            a, b = (int(v) for v in rng.integers(1, 7, 2))
-            return a, b
+                k = (batch // 36 ** plays) % 36
+                return np.stack([k // 6 + 1, k % 6 + 1], axis=1)
+            return rng.integers(1, 7, (len(batch), 2))
 
-        def choose(rows: np.ndarray, _turn: int, last: list[np.ndarray] = last) -> int:
-            p, _ = ev.static(rows)
-            chosen = int(np.argmin(equity(p, ev.game, options)))
-            last[:] = [p[chosen]]
-            return chosen
+        def choose(rows: np.ndarray, counts: np.ndarray, _turn: int, games: np.ndarray,
+                   last: np.ndarray = last) -> np.ndarray:
+            p, _, _ = ev.probabilities(rows)
+            best = best_per_roll(equity(p, ev.game, options), counts)
+            last[games] = p[best]
+            return best - (np.cumsum(counts) - counts)  # type: ignore[no-any-return]
 
-        done = drive(options, start, dice_of, choose, stop_after=truncate)
-        q = last[0]  # the side now on roll's view (exact when the game is over)
-        results[i] = q if done.plays % 2 == 0 else flip(q, ev.game)
+        done = drive_many(options, np.repeat(start[None, :], len(batch), axis=0), dice_of, choose,
+                          stop_after=truncate)
+        # each game's last result as the side then on roll saw it (exact when the game is over)
+        results[batch] = np.where((done.plays % 2 == 0)[:, None], last, flip(last, ev.game))
         if progress is not None:
-            progress()
+            for _ in batch:
+                progress()
     values = equity(results, ev.game, options)
     mean = results.mean(axis=0)
     label = (f"rollout of {games:,} games{f', truncated at {truncate} plays' if truncate else ''}, "

@@ -270,6 +270,9 @@ class Network:
         version = self.meta.get("version", "dev")
         if self.is_race:
             return f"nardtools-{self.game}-race-{version} ({self.meta.get('positions', 0):,} positions)"
+        if self.meta.get("generation"):  # trained on search targets (.searchnet)
+            return (f"nardtools-{self.game}-{version} (generation {self.meta['generation']}: "
+                    f"{self.meta.get('positions', 0):,} positions at {self.meta.get('ply', 1)}-ply)")
         return f"nardtools-{self.game}-{version} ({self.meta.get('games', 0):,} games)"
 
     def hidden(self, x: np.ndarray) -> np.ndarray:

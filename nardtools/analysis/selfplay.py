@@ -234,6 +234,63 @@ def drive(rules: Rules, board: np.ndarray, dice_of: Callable[[int], tuple[int, i
     raise AnalysisError(f"a game ran past {max_turns} turns")
 
 
+def dice_successors(rules: Rules, boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each board row and its roll (a row of ``dice``, two dice), the
+    positions the roll reaches (:func:`successors`), one board's after
+    another's, and how many each: a turn of many games in one call."""
+    from ..core import compiled, pack_rules
+
+    boards = np.ascontiguousarray(boards, np.int8).reshape(-1, 52)
+    dice = np.ascontiguousarray(dice, np.int8).reshape(-1, 2)
+    core = compiled()
+    if core is not None:
+        got = core.dice_successors(pack_rules(rules), boards.tobytes(), dice.tobytes())
+        if got is not None:
+            return np.frombuffer(got[0], np.int8).reshape(-1, 52), np.frombuffer(got[1], np.int32)
+    parts = [successors(rules, board, turn_dice(int(a), int(b))) for board, (a, b) in zip(boards, dice)]
+    return (np.concatenate(parts) if parts else np.zeros((0, 52), np.int8)), np.array([len(p) for p in parts], np.int32)
+
+
+@dataclass
+class DriveMany:
+    """Where :func:`drive_many` stopped: each game's board (from the side now
+    on roll) and the plays made in it."""
+
+    boards: np.ndarray
+    plays: np.ndarray
+
+
+def drive_many(rules: Rules, boards: np.ndarray, dice_of: Callable[[int], np.ndarray],
+               choose: Callable[[np.ndarray, np.ndarray, int, np.ndarray], np.ndarray], *, stop_after: int = 0,
+               max_turns: int = 10_000) -> DriveMany:
+    """:func:`drive` for many games in lock step: turn ``k`` rolls
+    ``dice_of(k)`` (a row of two dice for every game, played or not, so that
+    each game's dice do not depend on when the others end), the games still
+    on choose together (``choose(rows, counts, k, games)``: every result of
+    every game's roll, one game's after another's, how many each, and which
+    games they are; the index of the result chosen in each game's group),
+    and each game ends as :func:`drive`'s does."""
+    if rules.crazy_doubles != "none" or rules.remainder != "lost" or rules.double_reroll:
+        raise AnalysisError("self-play and rollouts cover rulesets where a roll is one turn (not gul-bara's "
+                            "doubles, remainders or re-rolls)")
+    boards = np.array(boards, np.int8).reshape(-1, 52)
+    plays = np.zeros(len(boards), np.int64)
+    on = np.ones(len(boards), bool)
+    for turn in range(max_turns):
+        games = np.nonzero(on)[0]
+        if not len(games):
+            return DriveMany(boards, plays)
+        dice = np.asarray(dice_of(turn)).reshape(-1, 2)[games]
+        rows, counts = dice_successors(rules, boards[games], dice)
+        starts = np.cumsum(counts) - counts
+        boards[games] = rows[starts + np.asarray(choose(rows, counts, turn, games))]
+        plays[games] += 1
+        on[games] = boards[games, 27:52].any(axis=1)  # the side that played has checkers left in play
+        if stop_after and turn + 1 >= stop_after:
+            return DriveMany(boards, plays)
+    raise AnalysisError(f"a game ran past {max_turns} turns")
+
+
 def play_game(ruleset: Ruleset, first: Player, second: Player, seed: int, *,
               on_turn: Callable[[np.ndarray, np.ndarray, int], None] | None = None,
               max_turns: int = 10_000) -> GameResult:
@@ -296,16 +353,19 @@ class MatchResult:
 
 
 def series(ruleset: Ruleset, a: Player, b: Player, games: int, seed: int,
-           progress: Callable[[], None] | None = None, *, first: int = 0) -> MatchResult:
+           progress: Callable[[], None] | None = None, *, first: int = 0, paired: bool = False) -> MatchResult:
     """``games`` games of ``a`` against ``b``, alternating who starts; game i
-    uses the dice of seed ``seed * 1_000_003 + i`` whoever plays them.  Games
+    uses the dice of seed ``seed * 1_000_003 + i`` whoever plays them
+    (``paired``: of ``i // 2``, so that each pair of games plays the same
+    dice with the seats swapped, and luck cancels within the pair).  Games
     ``first`` to ``first + games - 1`` of the series: its parts, played apart
     (in processes) and added, are the whole series."""
     wins = points = 0
     by_kind: dict[int, int] = {}
     for i in range(first, first + games):
         a_first = i % 2 == 0
-        result = play_game(ruleset, a if a_first else b, b if a_first else a, seed * 1_000_003 + i)
+        result = play_game(ruleset, a if a_first else b, b if a_first else a,
+                           seed * 1_000_003 + (i // 2 if paired else i))
         a_won = (result.winner == 0) == a_first
         wins += a_won
         points += result.points if a_won else -result.points

@@ -1,0 +1,188 @@
+"""How strong a Long Nardy network is against today's (issue #23's
+acceptance): head to head, and its errors against a fixed set of rollouts.
+
+    python benchmarks/long_nardy.py [--games 2000] [--jobs 2] [--new FILE] [--old-rev 2330bc0]
+                                    [--plies 0,1] [--set benchmarks/data/long-rollouts.npz]
+    python benchmarks/long_nardy.py --build-set 1000 --rollout-games 144 --jobs 2   # once; committed
+
+**Head to head**: the new main network (``--new``, default the shipped one)
+against the one shipped at git revision ``--old-rev`` (0.2), both at 0-ply
+with the shipped race network, ``--games`` money games (``long`` rules) in
+seat-swapped pairs that play the same dice, so that the luck of the dice
+cancels within each pair.
+
+**The rollout set** (``--build-set N``): one position of each of N self-play
+games of the old networks at 0-ply (seeds from 900,000; the turn drawn
+uniformly from the game's turns, only positions the main network answers
+for: no race the race network takes, no finished game), each rolled out
+``--rollout-games`` times to the end by the old networks at 0-ply on both
+sides (``nardtools.analysis.evaluate.rollout``: the first two rolls
+stratified over the 36 x 36 pairs, the later dice seeded; no truncation).
+Kept as ``.npz`` (rows, rollout probabilities, equities and their standard
+errors, and how they were made).  Each network's error at each ply is the
+mean |equity - rollout equity| over the set (and the share of positions
+where it exceeds 0.1), and its root mean square with the rollouts' own noise
+taken out (the mean squared error less the mean squared standard error: the
+noise adds its variance to every squared error, and is known).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from nardtools import find_ruleset  # noqa: E402
+from nardtools.analysis.evaluate import Evaluator, load_networks  # noqa: E402
+from nardtools.analysis.nets import equity  # noqa: E402
+from nardtools.analysis.selfplay import MatchResult, NetPlayer, series  # noqa: E402
+
+RULESET = find_ruleset("long")
+SET = ROOT / "benchmarks" / "data" / "long-rollouts.npz"
+OLD_REV = "2330bc0"
+
+
+def old_weights(rev: str, folder: Path) -> str:
+    """The Long Nardy main network shipped at git revision ``rev``, as a file in ``folder``."""
+    data = subprocess.run(["git", "show", f"{rev}:nardtools/data/nets/long.npz"], cwd=ROOT, capture_output=True,
+                          check=True).stdout
+    path = folder / f"long-{rev}.npz"
+    path.write_bytes(data)
+    return str(path)
+
+
+def _pairs(job: tuple[str | None, str, int, int]) -> MatchResult:
+    new, old, first, games = job
+    return series(RULESET, NetPlayer(load_networks("long", new), RULESET), NetPlayer(load_networks("long", old), RULESET),
+                  games, seed=707, first=first, paired=True)
+
+
+def head_to_head(new: str | None, old: str, games: int, jobs: int) -> MatchResult:
+    games += games % 2
+    share = -(-games // jobs)
+    share += share % 2  # whole pairs in each part
+    parts = [(new, old, first, min(share, games - first)) for first in range(0, games, share)]
+    with Pool(jobs) as pool:
+        results = pool.map(_pairs, parts)
+    total = results[0]
+    for r in results[1:]:
+        total = total + r
+    return total
+
+
+# ------------------------------------------------------------------ the rollout set
+def set_positions(count: int, old: str) -> np.ndarray:
+    from nardtools.analysis.searchnet import main_domain
+    from nardtools.analysis.selfplay import play_game
+
+    nets = load_networks("long", old)
+    player = NetPlayer(nets, RULESET)
+    rows = []
+    for i in range(count):
+        seen: list[np.ndarray] = []
+        play_game(RULESET, player, player, seed=900_000 + i, on_turn=lambda board, _rows, _c, seen=seen: seen.append(board))
+        boards = np.array(seen, np.int8)
+        boards = boards[main_domain(nets, boards)]
+        if len(boards):
+            rows.append(boards[np.random.default_rng((900_000, i)).integers(len(boards))])
+    return np.array(rows, np.int8)
+
+
+def _rollouts(job: tuple[np.ndarray, int, str]) -> list[tuple[list[float], float, float]]:
+    from nardtools.analysis.evaluate import rollout
+    from nardtools.position import GameKind, Position
+
+    rows, games, old = job
+    out = []
+    for row in rows:
+        position = Position._trusted(GameKind.LONG, tuple(int(v) for v in row[:26]), tuple(int(v) for v in row[26:]), 0)
+        r = rollout(position, RULESET.rules, games, seed=1, weights=old)
+        out.append((list(r.evaluation.probabilities.values()), r.evaluation.equity, r.standard_error))
+    return out
+
+
+def build_set(count: int, games: int, jobs: int, old: str, rev: str) -> None:
+    began = time.perf_counter()
+    rows = set_positions(count, old)
+    chunks = [(rows[k:k + 10], games, old) for k in range(0, len(rows), 10)]
+    with Pool(jobs) as pool:
+        done = [item for part in pool.map(_rollouts, chunks) for item in part]
+    how = {"positions": len(rows), "games_per_position": games, "player": f"nardtools-long 0.2 (git {rev}) at 0-ply, "
+           "shipped race network", "truncation": "none (to the end)", "variance_reduction":
+           "the first two rolls stratified over the 36 x 36 pairs", "seconds": round(time.perf_counter() - began),
+           "command": " ".join(["python", *sys.argv])}
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, rows=rows, probabilities=np.array([d[0] for d in done]),
+                        equity=np.array([d[1] for d in done]), stderr=np.array([d[2] for d in done]),
+                        how=np.array(json.dumps(how)))
+    SET.parent.mkdir(parents=True, exist_ok=True)
+    SET.write_bytes(buffer.getvalue())
+    print(f"{len(rows)} positions rolled out {games} times each in {how['seconds']} s -> {SET}")
+
+
+def _errors(job: tuple[str | None, int, np.ndarray]) -> np.ndarray:
+    weights, ply, rows = job
+    ev = Evaluator(RULESET.rules, weights=weights)
+    return equity(ev.values(rows, ply), "long", RULESET.rules)  # type: ignore[no-any-return]
+
+
+def set_errors(path: Path, networks: dict[str, str | None], plies: list[int], jobs: int) -> None:
+    with np.load(path) as data:
+        rows, truth, stderr, how = data["rows"], data["equity"], data["stderr"], json.loads(str(data["how"]))
+    print(f"\nThe rollout set: {how['positions']} positions, {how['games_per_position']} games each by {how['player']}, "
+          f"{how['truncation']}; {how['variance_reduction']}; mean standard error {stderr.mean():.4f}")
+    print("| network | ply | mean abs equity error | RMS error, noise removed | share > 0.1 | seconds |\n"
+          "|---|---|---|---|---|---|")
+    for name, weights in networks.items():
+        for ply in plies:
+            began = time.perf_counter()
+            chunks = [(weights, ply, rows[k:k + 50]) for k in range(0, len(rows), 50)]
+            with Pool(jobs) as pool:
+                got = np.concatenate(pool.map(_errors, chunks))
+            error = np.abs(got - truth)
+            rms = np.sqrt(max(float((error ** 2).mean() - (stderr ** 2).mean()), 0.0))
+            print(f"| {name} | {ply} | {error.mean():.4f} | {rms:.4f} | {100 * (error > 0.1).mean():.1f}% | "
+                  f"{time.perf_counter() - began:.0f} |", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=2000)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--new", help="The new Long Nardy main network (default the shipped one).")
+    ap.add_argument("--old-rev", default=OLD_REV, help="The git revision of today's network (0.2).")
+    ap.add_argument("--plies", default="0,1")
+    ap.add_argument("--set", type=Path, default=SET)
+    ap.add_argument("--build-set", type=int, default=0, help="Build the rollout set of this many positions.")
+    ap.add_argument("--rollout-games", type=int, default=144)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        old = old_weights(args.old_rev, Path(tmp))
+        if args.build_set:
+            build_set(args.build_set, args.rollout_games, args.jobs, old, args.old_rev)
+            return
+        new_name = load_networks("long", args.new).name
+        if args.games:
+            began = time.perf_counter()
+            r = head_to_head(args.new, old, args.games, args.jobs)
+            print(f"{new_name} against nardtools-long-0.2 (git {args.old_rev}), both 0-ply, {r.games:,} games in "
+                  f"seat-swapped pairs with shared dice: {100 * r.win_rate:.1f}% ± {100 * r.standard_error():.1f} "
+                  f"of games, {r.points_per_game:+.3f} points a game ({time.perf_counter() - began:.0f} s)")
+        if args.set.exists():
+            set_errors(args.set, {new_name: args.new, "nardtools-long-0.2": old}, [int(p) for p in args.plies.split(",")],
+                       args.jobs)
+
+
+if __name__ == "__main__":
+    main()

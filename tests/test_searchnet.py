@@ -1,0 +1,62 @@
+"""Training a main network on its own look-ahead (nardtools/analysis/searchnet.py):
+the positions it collects, the targets it computes resumably, the widened
+start that changes nothing, and a run that resumes to the same weights."""
+
+from __future__ import annotations
+
+import numpy as np
+from typer.testing import CliRunner
+
+from nardtools import find_ruleset
+from nardtools.analysis.evaluate import Evaluator, load_networks
+from nardtools.analysis.nets import Network, finished
+from nardtools.analysis.searchnet import collect, main_domain, search_targets, widen
+from nardtools.cli import app
+
+
+def test_widening_keeps_the_networks_function():
+    net = Network.random("long", 12, seed=4)
+    wide = widen(net, 40, seed=9)
+    rows = collect("long", 1, weights=None)[:50]
+    assert wide.w1.shape == (198, 40) and np.array_equal(wide.outputs(rows), net.outputs(rows))
+
+
+def test_collected_positions_are_the_main_networks_and_reproducible():
+    first, again = collect("backgammon", 3, seed=5), collect("backgammon", 3, seed=5)
+    assert np.array_equal(first, again) and len(first) > 100
+    assert len({r.tobytes() for r in first}) == len(first)  # distinct
+    assert main_domain(load_networks("backgammon"), first).all() and not finished(first).any()
+    assert not np.array_equal(first[:50], collect("backgammon", 3, seed=6)[:50])
+
+
+def test_targets_are_the_look_ahead_and_resume_part_by_part(tmp_path, monkeypatch):
+    import nardtools.analysis.searchnet as searchnet
+
+    monkeypatch.setattr(searchnet, "PART", 20)
+    rows = collect("long", 1)[:50]
+    folder = tmp_path / "targets"
+    targets = search_targets("long", rows, folder, ply=1)
+    expected = Evaluator(find_ruleset("long").rules).values(rows, 1)
+    assert np.allclose(targets, expected, atol=1e-6) and len(list(folder.glob("part-*.npy"))) == 3
+    (folder / "part-00001.npy").unlink()
+    done = []
+    again = search_targets("long", rows, folder, ply=1, progress=done.append)
+    assert np.array_equal(again, targets) and done == [40, 20]  # two parts read, one computed
+
+
+def test_a_search_run_from_the_command_line_resumes_to_the_same_weights(tmp_path):
+    args = ["--game", "backgammon", "--search", "--games", "2", "--hidden", "132", "-q"]
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    assert CliRunner().invoke(app, ["train", *args, "--epochs", "2", "--output", str(whole)]).exit_code == 0
+    first = CliRunner().invoke(app, ["train", *args, "--epochs", "1", "--output", str(parts)])
+    assert first.exit_code == 0, first.output
+    resumed = CliRunner().invoke(app, ["train", "--resume", str(parts), "--epochs", "2", "-q"])  # a search run, found
+    assert resumed.exit_code == 0 and "main network after 2 epochs" in resumed.output, resumed.output
+    a, b = Network.load(whole / "checkpoint.npz"), Network.load(parts / "checkpoint.npz")
+    assert np.array_equal(a.w1, b.w1) and np.array_equal(a.w2, b.w2)
+    meta = b.meta
+    assert meta["generation"] == 1 and meta["ply"] == 1 and meta["hidden"] == 132 and len(meta["commands"]) == 2
+    assert meta["parent"].startswith("nardtools-backgammon-") and meta["parent_commands"]
+    assert load_networks("backgammon", str(parts / "checkpoint.npz")).main.w1.shape == (198, 132)
+    clash = CliRunner().invoke(app, ["train", "--race", "--search", "--output", str(tmp_path / "x")])
+    assert clash.exit_code == 2 and "choose one" in clash.output
