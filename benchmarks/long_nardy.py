@@ -112,7 +112,7 @@ def _rollouts(job: tuple[np.ndarray, int, str]) -> list[tuple[list[float], float
     return out
 
 
-def build_set(count: int, games: int, jobs: int, old: str, rev: str) -> None:
+def build_set(path: Path, count: int, games: int, jobs: int, old: str, rev: str) -> None:
     began = time.perf_counter()
     rows = set_positions(count, old)
     chunks = [(rows[k:k + 10], games, old) for k in range(0, len(rows), 10)]
@@ -126,9 +126,9 @@ def build_set(count: int, games: int, jobs: int, old: str, rev: str) -> None:
     np.savez_compressed(buffer, rows=rows, probabilities=np.array([d[0] for d in done]),
                         equity=np.array([d[1] for d in done]), stderr=np.array([d[2] for d in done]),
                         how=np.array(json.dumps(how)))
-    SET.parent.mkdir(parents=True, exist_ok=True)
-    SET.write_bytes(buffer.getvalue())
-    print(f"{len(rows)} positions rolled out {games} times each in {how['seconds']} s -> {SET}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(buffer.getvalue())
+    print(f"{len(rows)} positions rolled out {games} times each in {how['seconds']} s -> {path}")
 
 
 def _errors(job: tuple[str | None, int, np.ndarray]) -> np.ndarray:
@@ -170,7 +170,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         old = old_weights(args.old_rev, Path(tmp))
         if args.build_set:
-            build_set(args.build_set, args.rollout_games, args.jobs, old, args.old_rev)
+            build_set(args.set, args.build_set, args.rollout_games, args.jobs, old, args.old_rev)
             return
         new_name = load_networks("long", args.new).name
         if args.games:

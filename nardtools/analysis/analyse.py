@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .cubeful import CubeDecision, cube_decision
-from .evaluate import Evaluator, PlayValue, ranked_plays
+from .evaluate import Evaluator, PlayValue, rank_turns, valued
 from .nets import boards_of, equity
 
 if TYPE_CHECKING:
@@ -253,6 +253,7 @@ class Judge:
 
     def __init__(self, valuer: Valuer | None = None, *, match: bool = False) -> None:
         self.valuer, self.match = valuer, match
+        self._values: dict[CubeState, PlayValue] = {}
 
     @classmethod
     def for_match(cls, rules: Rules, match_length: int, *, money: bool = False,
@@ -297,8 +298,10 @@ class Judge:
         valuer = self.valuer
         if valuer is None or state is None:
             return None
-        theirs = state.flipped()
-        return lambda q, rows: -valuer.leaf(q, rows, theirs)
+        if state not in self._values:  # one per state: turns at the same stakes are valued together
+            theirs = state.flipped()
+            self._values[state] = lambda q, rows: -valuer.leaf(q, rows, theirs)
+        return self._values[state]
 
 
 def at_stakes(evaluation: Evaluation, setup: Any, rules: Rules, met: MatchEquityTable | None = None) -> dict[str, Any]:
@@ -339,17 +342,20 @@ def analyse_match(replayed: ReplayedMatch, *, ply: int = 0, games: set[int] | No
     judge = Judge.for_match(rules, replayed.record.length, money=money, met=met)
     names = tuple(n or f"player {i + 1}" for i, n in enumerate(replayed.record.players))
     result = MatchAnalysis(ply, players=[PlayerAnalysis(n) for n in names])
-    for game in replayed.games:
-        number = game.record.number
-        if games is not None and number not in games:
-            continue
-        turns = analyse_game(game, ev, names, ply=ply, progress=progress, judge=judge)
-        cubes = analyse_cube(game, ev, names, judge, ply=ply)
-        entries: list[TurnAnalysis | CubeAnalysis] = [*turns, *cubes]
-        for t in entries:
-            result.players[t.side].add(t)
-        result.games[number] = turns
-        result.cubes[number] = cubes
+    from .bearoff import looking_once
+
+    with looking_once():  # the bear-off databases are looked for once a match, not once a position
+        for game in replayed.games:
+            number = game.record.number
+            if games is not None and number not in games:
+                continue
+            turns = analyse_game(game, ev, names, ply=ply, progress=progress, judge=judge)
+            cubes = analyse_cube(game, ev, names, judge, ply=ply)
+            entries: list[TurnAnalysis | CubeAnalysis] = [*turns, *cubes]
+            for t in entries:
+                result.players[t.side].add(t)
+            result.games[number] = turns
+            result.cubes[number] = cubes
     result.units = judge.units
     return result
 
@@ -364,29 +370,37 @@ def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply
 
     judge = judge or Judge()
     rules = ev.rules
+    chosen = [(index, t) for index, t in enumerate(game.turns)
+              if not t.action.part and isinstance(t.dice, Roll)]  # dice carried over: rulesets the networks refuse
+    states = [judge.state(game.game, t.action.player, t.cube, t.cube_owner) if judge.valuer else None
+              for _, t in chosen]
+    worths = [judge.play_value(state) for state in states]
+    if not chosen:
+        return []
+    rankings = rank_turns(ev, [(t.before, t.dice, t.first_turn, worth)  # type: ignore[misc]  # chosen: Roll dice
+                               for (_, t), worth in zip(chosen, worths)], ply)
+    # luck: every roll's best result at 0-ply, for every turn at once
+    after, counts = roll_successors(rules, boards_of([t.before for _, t in chosen]))
+    p, _ = ev.static(after, database=True)
+    starts = np.concatenate([[0], np.cumsum(counts.sum(axis=1))])
+    weights = np.array([roll.weight / 36 for roll in ALL_ROLLS])
+    luck_values = valued(p, after, [slice(starts[k], starts[k + 1]) for k in range(len(chosen))], worths,
+                         lambda q, _rows: -equity(q, ev.game, rules))
     turns: list[TurnAnalysis] = []
-    for index, t in enumerate(game.turns):
+    for k, ((index, t), state, r) in enumerate(zip(chosen, states, rankings)):
         a = t.action
-        if a.part or not isinstance(t.dice, Roll):  # dice carried over: rulesets the networks refuse
-            continue
-        state = judge.state(game.game, a.player, t.cube, t.cube_owner) if judge.valuer else None
-        worth = judge.play_value(state)
-        ranked = ranked_plays(ev, t.before, t.dice, ply, first_turn=t.first_turn, value=worth)
-        best = ranked[0]
-        made = next((r for r in ranked if r.result == t.after), None)
-        error = None if made is None else max(best.equity - made.equity, 0.0)
-        after, counts = roll_successors(rules, boards_of([t.before]))
-        p, _ = ev.static(after, database=True)
-        mine = worth(p, after) if worth else -equity(p, ev.game, rules)
-        best_by_roll = [float(v) for v in mine[best_per_roll(-mine, counts)]]
-        averages = sum(roll.weight / 36 * v for roll, v in zip(ALL_ROLLS, best_by_roll))
-        luck = best_by_roll[ALL_ROLLS.index(t.dice)] - averages
-        forced = len(ranked) == 1
+        best = r.order[0]
+        made = next((i for i, lp in enumerate(r.plays) if lp.result == t.after), None)
+        error = None if made is None else max(float(r.mine[best] - r.mine[made]), 0.0)
+        mine = luck_values[k]
+        best_by_roll = mine[best_per_roll(-mine, counts[k:k + 1])]
+        luck = float(best_by_roll[ALL_ROLLS.index(t.dice)] - weights @ best_by_roll)
+        forced = len(r.plays) == 1
         scale = judge.valuer.mwc_per_emg(state) if judge.valuer and state else 0.0
         turns.append(TurnAnalysis(game.record.number, a.number, index, names[a.player], a.player, str(t.dice),
-                                  str(t.play), str(best.play), None if made is None else made.equity,
-                                  best.equity, error, luck, None if forced else mark_of(error), forced,
-                                  best.evaluation.evaluator, (a.line, a.col), scale))
+                                  str(t.play), str(r.plays[best].play), None if made is None else float(r.mine[made]),
+                                  float(r.mine[best]), error, luck, None if forced else mark_of(error), forced,
+                                  r.source[best], (a.line, a.col), scale))
         if progress:
             progress()
     return turns

@@ -282,31 +282,91 @@ def ranked_plays(ev: Evaluator, position: Position, roll: Roll, ply: int = 0, *,
     """:func:`hint` by an evaluator already made (analysis ranks every turn
     of a game with one).  ``value`` values each result (default: the
     cubeless equity; analysis passes the cubeful one at the score)."""
+    r = rank_turns(ev, [(position, roll, first_turn, value)], ply)[0]
+    best = r.mine[r.order[0]]
+    return [RankedPlay(r.plays[i].play, r.plays[i].result, float(r.mine[i]), float(max(best - r.mine[i], 0.0)),
+                       ev.evaluation(flip(r.p[i], ev.game), r.source[i], r.plies[i])) for i in r.order]
+
+
+@dataclass
+class Ranking:
+    """One turn's legal plays as :func:`rank_turns` ranks them: each play's
+    result probabilities (the other side's view), the player's value of it,
+    the source and ply of its evaluation, and the order, best first."""
+
+    plays: Sequence[LegalPlay]
+    p: np.ndarray
+    mine: np.ndarray
+    source: list[str]
+    plies: list[int]
+    order: list[int]
+
+
+def rank_turns(ev: Evaluator, turns: Sequence[tuple[Position, Roll, bool | None, PlayValue | None]],
+               ply: int = 0) -> list[Ranking]:
+    """The legal plays of many turns (position, roll, first turn, how a
+    result is valued: None for the cubeless equity), each ranked as
+    :func:`ranked_plays` ranks them, with one evaluation of all their results
+    (and one look-ahead of all the plays that get one): at 0-ply, then the
+    best :data:`MOVE_FILTER` within :data:`FILTER_EQUITY` at ``ply``."""
     from ..engine import legal_plays
 
     options = ev.rules
-    plays: Sequence[LegalPlay] = legal_plays(position, roll, options, first_turn=first_turn)
-    rows = boards_of([lp.result for lp in plays])
+    per_turn = [legal_plays(position, roll, options, first_turn=first_turn) for position, roll, first_turn, _ in turns]
+    sizes = [len(plays) for plays in per_turn]
+    starts = np.cumsum([0, *sizes])
+    rows = boards_of([lp.result for plays in per_turn for lp in plays])
     p, source = ev.static(rows, database=True)
-    plies = [0] * len(plays)
-    worth = value or (lambda q, _rows: -equity(q, ev.game, options))
-    mine = worth(p, rows)
+    plies = [0] * len(rows)
+
+    parts = [slice(starts[k], starts[k + 1]) for k in range(len(turns))]
+    valuers = [value for _, _, _, value in turns]
+
+    def cubeless(q: np.ndarray, _rows: np.ndarray) -> np.ndarray:
+        return -equity(q, ev.game, options)
+
+    mine = valued(p, rows, parts, valuers, cubeless)
     if ply:
-        order = np.argsort(-mine, kind="stable")
-        deeper = [int(i) for i in order[:MOVE_FILTER]
-                  if mine[i] >= mine[order[0]] - FILTER_EQUITY and _by_network(source[i])]
+        deeper: list[int] = []
+        for k, values in enumerate(mine):
+            order = np.argsort(-values, kind="stable")
+            deeper += [int(starts[k] + i) for i in order[:MOVE_FILTER]
+                       if values[i] >= values[order[0]] - FILTER_EQUITY and _by_network(source[starts[k] + i])]
         if deeper:
             p[deeper] = ev.values(rows[deeper], ply)
             for i in deeper:
                 plies[i], source[i] = ply, f"{source[i]}, {ply}-ply"
-            mine = worth(p, rows)
-    for i in range(len(plays)):
+            mine = valued(p, rows, parts, valuers, cubeless)
+    for i in range(len(rows)):
         if _by_network(source[i]) and not plies[i]:
             source[i] = f"{source[i]}, 0-ply"
-    ranking = sorted(range(len(plays)), key=lambda i: (-plies[i], -mine[i]))
-    best = mine[ranking[0]]
-    return [RankedPlay(plays[i].play, plays[i].result, float(mine[i]), float(max(best - mine[i], 0.0)),
-                       ev.evaluation(flip(p[i], ev.game), source[i], plies[i])) for i in ranking]
+    out = []
+    for k, plays in enumerate(per_turn):
+        part = slice(starts[k], starts[k + 1])
+        turn_plies, values = plies[part], mine[k]
+        ranking = sorted(range(len(plays)), key=lambda i: (-turn_plies[i], -values[i]))
+        out.append(Ranking(plays, p[part], values, source[part], turn_plies, ranking))
+    return out
+
+
+def valued(p: np.ndarray, rows: np.ndarray, parts: Sequence[slice], values: Sequence[PlayValue | None],
+           default: PlayValue) -> list[np.ndarray]:
+    """Each part of the rows valued by its own :data:`PlayValue` (``default``
+    for None), the parts that share one valued in one call."""
+    out: list[np.ndarray] = [np.zeros(0)] * len(parts)
+    groups: dict[int, list[int]] = {}
+    for k, value in enumerate(values):
+        groups.setdefault(id(value or default), []).append(k)
+    for members in groups.values():
+        value = values[members[0]] or default
+        take = np.concatenate([np.arange(len(rows))[parts[k]] for k in members])
+        got = value(p[take], rows[take])
+        offset = 0
+        for k in members:
+            n = parts[k].stop - parts[k].start
+            out[k] = got[offset:offset + n]
+            offset += n
+    return out
 
 
 def _by_network(source: str) -> bool:
@@ -452,15 +512,17 @@ def database_probabilities(rules: Rules, rows: np.ndarray, points: int | None = 
     from .bearoff import MAX_ROLLS, BearoffDatabase, cached_points, position_indices
 
     rows = np.asarray(rows, np.int8).reshape(-1, 52)
+    race = in_domain(rows, 12)
+    used = np.zeros(len(rows), np.int64)
+    p = np.zeros((len(rows), len(CLASSES[rules.game.value])))
+    if not race.any():
+        return p, used
     sizes = [points] if points else sorted(p for p in cached_points() if p >= 6) or [6]
     # the furthest point either side holds (a race: no bar, nothing beyond 12, unfinished)
     held = np.concatenate([rows[:, 1:26], rows[:, 27:52]], axis=1).reshape(len(rows), 2, 25) > 0
     furthest = np.where(held.any(axis=2), 25 - np.argmax(held[:, :, ::-1], axis=2), 0).max(axis=1)
-    race = in_domain(rows, 12)
-    used = np.zeros(len(rows), np.int64)
     for size in reversed(sizes):
         used[race & (furthest <= size)] = size
-    p = np.zeros((len(rows), len(CLASSES[rules.game.value])))
     point_mass = np.zeros(MAX_ROLLS)
     point_mass[0] = 1.0
     for size in np.unique(used[used > 0]):

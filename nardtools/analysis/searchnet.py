@@ -22,7 +22,8 @@ shipped networks, or a checkpoint; always with the shipped race network):
    the network it improves on rather than from nothing.
 
 A run lives in a folder: ``positions.npz`` (the rows and how they were
-collected), ``targets/``, ``checkpoint.npz`` and ``optimizer.npz``; the
+collected), ``targets/``, ``checkpoint.npz``, ``optimizer.npz`` and
+``curve.csv`` (each epoch's loss and held-out P(win) error); the
 command of each step is kept in the checkpoint's metadata.  Rebuild with the
 commands there (collecting is seeded: the same games give the same rows).
 """
@@ -223,10 +224,16 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                           parent_commands=parent.meta.get("commands", []))
         fit = Fit(start, rows, targets, seed=seed, rate=rate, halving=halving or HALVING)
         commands = list(commands or [])
+    curve = folder / "curve.csv"
+    if not curve.exists():
+        curve.write_text("epoch,loss,mean_win_error,worst_win_error\n")
     while fit.epochs < epochs:
         loss = fit.epoch()
         fit.save(folder, commands, f"supervised on its parent evaluator's {ply}-ply probabilities of "
                                    f"{len(rows):,} self-play positions (Adam, cross-entropy)")
+        held_out = fit.held_out()
+        with curve.open("a") as f:
+            f.write(f"{fit.epochs},{loss:.6f},{held_out['mean_win_error']},{held_out['worst_win_error']}\n")
         if report:
-            report(fit.epochs, loss, fit.held_out())
+            report(fit.epochs, loss, held_out)
     return fit.net

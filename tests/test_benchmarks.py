@@ -1,0 +1,53 @@
+"""The evaluator's benchmarks run, and their output keeps its shape
+(benchmarks/decisions.py's JSON, benchmarks/long_nardy.py's tables), on a
+few decisions and games: the figures in the docs come from these scripts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(*args: str) -> str:
+    done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_decisions_benchmark_writes_its_figures(tmp_path):
+    pytest.importorskip("gnubg_nn")
+    out = tmp_path / "decisions.json"
+    text = _run("benchmarks/decisions.py", "--decisions", "12", "--plies", "0,1", "--json", str(out))
+    figures = json.loads(out.read_text())
+    assert figures["decisions"] == 12 and figures["referee"] == "gnubg-nn 2-ply" and 0 <= figures["good_plays"] <= 12
+    assert set(figures["evaluators"]) == {"nardtools 0-ply", "nardtools 1-ply", "gnubg-nn 0-ply"}
+    anchor = figures["evaluators"]["gnubg-nn 0-ply"]["loss_per_decision"]
+    for name, row in figures["evaluators"].items():
+        assert set(row) == {"loss_per_decision", "ratio_to_gnubg_0ply", "alarms", "false_alarms", "false_alarm_rate",
+                            "false_alarms_of_good_plays", "false_alarms_of_alarms", "seconds"}
+        assert row["loss_per_decision"] >= 0 and 0 <= row["false_alarms"] <= row["alarms"] <= 12
+        assert row["false_alarm_rate"] == round(row["false_alarms"] / 12, 4)
+        if anchor:
+            assert row["ratio_to_gnubg_0ply"] == pytest.approx(row["loss_per_decision"] / anchor, abs=0.01)
+        assert f"| {name} |" in text
+
+
+def test_the_long_nardy_benchmark_builds_its_set_and_measures(tmp_path):
+    if subprocess.run(["git", "cat-file", "-e", "2330bc0"], cwd=ROOT, capture_output=True).returncode:
+        pytest.skip("the git history (network 0.2) is not here")
+    path = tmp_path / "set.npz"
+    _run("benchmarks/long_nardy.py", "--build-set", "3", "--rollout-games", "4", "--jobs", "1", "--set", str(path))
+    with np.load(path) as data:
+        how = json.loads(str(data["how"]))
+        assert data["rows"].shape == (3, 52) and data["probabilities"].shape == (3, 7) and len(data["equity"]) == 3
+        assert how["games_per_position"] == 4 and how["truncation"].startswith("none")
+    text = _run("benchmarks/long_nardy.py", "--games", "4", "--jobs", "1", "--plies", "0", "--set", str(path))
+    assert "4 games in seat-swapped pairs with shared dice" in text
+    assert sum(line.split(" | ")[1:2] == ["0"] for line in text.splitlines()) == 2  # both networks, 0-ply, on the set
