@@ -20,6 +20,8 @@ Parts (all by default):
   ``TIE`` counted as best (with the equity the 1-ply choice loses against
   it: mean, and how often more than 0.01); for the main network alone and
   for the evaluator with its race network.
+- ``inference``: state evaluations a second, compiled and numpy, against
+  gnubg-nn's, and the memory inference takes.
 - ``speed``: ``nardtools hint`` at 0 and 2 ply on a middle-game position of
   each game, and ``nardtools analyse`` of a 100-turn game at 1-ply (wall
   times, start-up included: the median and the fastest of ``RUNS`` runs).
@@ -282,13 +284,55 @@ def speed() -> None:
         print(f"(that game has {len(json.loads(turns.stdout)['games'][0]['turns'])} plays)")
 
 
+def inference(positions: int) -> None:
+    """State evaluations a second of each shipped main network (``--positions``
+    middle-game positions from self-play and every result of their rolls):
+    the compiled forward pass in batches and one position a call, the numpy
+    reference in batches, and gnubg-nn at 0-ply (one position a call: its
+    only interface), all in this process; and its peak memory."""
+    import resource
+
+    from nardtools.analysis.selfplay import roll_successors, start_board
+    from nardtools.core import reference_engine
+
+    print("| network | positions | compiled, batched | compiled, one a call | numpy, batched | gnubg-nn 0-ply, "
+          "one a call |\n|---|---|---|---|---|---|")
+    for game in ("long", "backgammon"):
+        ruleset = find_ruleset(game)
+        net = networks(game).main
+        boards = roll_successors(ruleset.rules, roll_successors(ruleset.rules, start_board(ruleset)[None, :])[0])[0]
+        rows = np.resize(boards, (positions, 52))
+
+        def rate(call, n: int) -> float:  # type: ignore[no-untyped-def]
+            began = time.perf_counter()
+            call()
+            return n / (time.perf_counter() - began)
+
+        batched = rate(lambda: net.outputs(rows), len(rows))
+        single = rate(lambda: [net.outputs(rows[i:i + 1]) for i in range(10_000)], 10_000)
+        with reference_engine():
+            reference = rate(lambda: net.outputs(rows), len(rows))
+        anchor = "n/a (backgammon only)"
+        if game == "backgammon":
+            try:
+                import gnubg_nn
+
+                boards_g = [[r[27:52].tolist(), r[1:26].tolist()] for r in rows[:20_000]]
+                anchor = f"{rate(lambda: [gnubg_nn.probabilities(b, 0) for b in boards_g], len(boards_g)):,.0f}/s"
+            except ImportError:
+                anchor = "(gnubg-nn not installed)"
+        print(f"| {net.name} | {len(rows):,} | {batched:,.0f}/s | {single:,.0f}/s | {reference:,.0f}/s | {anchor} |")
+    print(f"peak memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=10000)
     ap.add_argument("--ply-games", type=int, default=500)
     ap.add_argument("--races", type=int, default=10000)
     ap.add_argument("--race-db", type=int, default=6, help="the bear-off database (points) races are measured in")
-    ap.add_argument("--parts", nargs="+", default=["long", "backgammon", "races", "speed"])
+    ap.add_argument("--parts", nargs="+", default=["long", "backgammon", "races", "speed", "inference"])
+    ap.add_argument("--positions", type=int, default=200_000, help="positions the inference part evaluates")
     ap.add_argument("--jobs", type=int, default=1, help="processes for the 1-ply match (the same games)")
     ap.add_argument("--long", help="measure these Long Nardy weights (a checkpoint) instead of the shipped")
     ap.add_argument("--backgammon", help="measure these backgammon weights instead of the shipped")
@@ -306,6 +350,8 @@ def main() -> None:
         races(args.races, args.race_db)
     if "speed" in args.parts:
         speed()
+    if "inference" in args.parts:
+        inference(args.positions)
 
 
 if __name__ == "__main__":

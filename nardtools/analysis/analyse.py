@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .cubeful import CubeDecision, cube_decision
+from .cubeful import CubeDecision, cube_decision, cube_decisions
 from .evaluate import Evaluator, PlayValue, rank_turns, valued
 from .nets import boards_of, equity
 
@@ -284,14 +284,30 @@ class Judge:
         """The cube decision of ``position``'s side on roll at ``state``, and
         the evaluator that answered; None where it may not double (or the
         judgement is cubeless)."""
-        if self.valuer is None or not state.may_double(ev.rules):
-            return None
-        rows = boards_of([position])
+        return self.decisions(ev, [(position, state)], ply)[0]
+
+    def decisions(self, ev: Evaluator, asked: Sequence[tuple[Position, CubeState]],
+                  ply: int = 0) -> list[tuple[CubeDecision, str] | None]:
+        """:meth:`decision` of many positions at once: one evaluation of them
+        all, one valuation of those at the same stakes."""
+        out: list[tuple[CubeDecision, str] | None] = [None] * len(asked)
+        if self.valuer is None:
+            return out
+        valuer = self.valuer
+        live = [i for i, (_, state) in enumerate(asked) if state.may_double(ev.rules)]
+        if not live:
+            return out
+        rows = boards_of([asked[i][0] for i in live])
         p, source = ev.static(rows, database=True)
         if ply:
             p = ev.values(rows, ply)
-        where = source[0] if ply == 0 or source[0] == "terminal" else f"{source[0]}, {ply}-ply"
-        return cube_decision(p, rows, state, ev.rules, valuer=self.valuer), where
+        groups: dict[CubeState, list[int]] = {}
+        for j, i in enumerate(live):
+            groups.setdefault(asked[i][1], []).append(j)
+        for state, members in groups.items():
+            for j, d in zip(members, cube_decisions(p[members], rows[members], state, ev.rules, valuer=valuer)):
+                out[live[j]] = d, source[j] if ply == 0 or source[j] == "terminal" else f"{source[j]}, {ply}-ply"
+        return out
 
     def play_value(self, state: CubeState | None) -> PlayValue | None:
         """How :func:`.evaluate.ranked_plays` values a play's result for the player."""
@@ -416,10 +432,6 @@ def analyse_cube(game: ReplayedGame, ev: Evaluator, names: Sequence[str], judge:
     if valuer is None or not ev.rules.cube:
         return []
     turn_of = {id(t.action): i for i, t in enumerate(game.turns)}
-    out: list[CubeAnalysis] = []
-    seen = 0          # turns replayed before the action at hand
-    offer: tuple[tuple[CubeDecision, str, float], int, int] | None = None  # the double's decision, index, cube
-    doubled_before: set[int] = set()
     actions = game.record.actions
 
     def position_at(index: int) -> Any:
@@ -427,45 +439,55 @@ def analyse_cube(game: ReplayedGame, ev: Evaluator, names: Sequence[str], judge:
             return game.turns[index].before
         return game.turns[-1].after if game.turns else None
 
-    def decide(index: int, side: int, cube: int, owner: int | None) -> tuple[CubeDecision, str, float] | None:
-        position = position_at(index)
-        if position is None:
-            return None
-        state = judge.state(game.game, side, cube, owner)
-        found = judge.decision(ev, position, state, ply)
-        return None if found is None else (*found, valuer.mwc_per_emg(state))
+    # first the decisions the record asks about (the flow needs only the rules), then all judged at once
+    asked: list[tuple[Any, CubeState]] = []
+    plan: list[tuple[Any, int, int, str, int, int]] = []  # action, index, side, what was done, cube, decision
+    seen = 0          # turns replayed before the action at hand
+    offer: tuple[int, int, int] | None = None  # the double's decision, index, cube
+    doubled_before: set[int] = set()
 
-    def entry(a: Any, index: int, side: int, action: str, found: tuple[CubeDecision, str, float], cube: int,
-              where: tuple[int, int]) -> CubeAnalysis:
-        d, source, scale = found
-        error = d.error(action)
-        return CubeAnalysis(game.record.number, a.number, index, names[side], side, action, d.best_action(action),
-                            error, mark_of(error), d.alert(action), d, cube, source, where, scale)
+    def ask(index: int, side: int, cube: int, owner: int | None) -> int | None:
+        position = position_at(index)
+        state = judge.state(game.game, side, cube, owner)
+        if position is None or not state.may_double(ev.rules):
+            return None
+        asked.append((position, state))
+        return len(asked) - 1
 
     for a in actions:
         if a.kind is ActionKind.DOUBLE and id(a) in game.offers:
             owner = game.turns[seen - 1].cube_owner if seen else None
             cube = game.offers[id(a)] // 2
-            found = decide(seen, a.player, cube, owner)
-            if found is not None:
-                out.append(entry(a, seen, a.player, "double", found, cube, (a.line, a.col)))
-                offer = (found, seen, cube)
+            k = ask(seen, a.player, cube, owner)
+            if k is not None:
+                plan.append((a, seen, a.player, "double", cube, k))
+                offer = (k, seen, cube)
                 doubled_before.add(seen)
         elif a.kind in (ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER) and offer is not None:
-            found, index, cube = offer
+            k, index, cube = offer
             action = {ActionKind.TAKE: "take", ActionKind.DROP: "pass", ActionKind.BEAVER: "beaver"}[a.kind]
-            out.append(entry(a, index, a.player, action, found, cube, (a.line, a.col)))
+            plan.append((a, index, a.player, action, cube, k))
             offer = None
         elif id(a) in turn_of:
             index = turn_of[id(a)]
             t = game.turns[index]
             if index not in doubled_before and not a.part:
-                found = decide(index, a.player, t.cube, t.cube_owner)
-                if found is not None:
-                    c = entry(a, index, a.player, "no double", found, t.cube, (a.line, a.col))
-                    if c.alert or c.decision.close():
-                        out.append(c)
+                k = ask(index, a.player, t.cube, t.cube_owner)
+                if k is not None:
+                    plan.append((a, index, a.player, "no double", t.cube, k))
             seen = index + 1
+    judged = judge.decisions(ev, asked, ply)
+    out: list[CubeAnalysis] = []
+    for a, index, side, action, cube, k in plan:
+        found = judged[k]
+        assert found is not None  # asked only where it may double
+        d, source = found
+        error = d.error(action)
+        c = CubeAnalysis(game.record.number, a.number, index, names[side], side, action, d.best_action(action),
+                         error, mark_of(error), d.alert(action), d, cube, source, (a.line, a.col),
+                         valuer.mwc_per_emg(asked[k][1]))
+        if action != "no double" or c.alert or c.decision.close():
+            out.append(c)
     return out
 
 

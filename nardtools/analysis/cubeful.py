@@ -478,8 +478,16 @@ def cube_decision(p: np.ndarray, rows: np.ndarray, state: CubeState, rules: Rule
                   met: MatchEquityTable | None = None, x: np.ndarray | None = None,
                   valuer: Valuer | None = None) -> CubeDecision:
     """The cube decision of the side on roll of ``rows[0]`` with probabilities ``p[0]``."""
+    return cube_decisions(p, rows, state, rules, met, x, valuer)[0]
+
+
+def cube_decisions(p: np.ndarray, rows: np.ndarray, state: CubeState, rules: Rules,
+                   met: MatchEquityTable | None = None, x: np.ndarray | None = None,
+                   valuer: Valuer | None = None) -> list[CubeDecision]:
+    """The cube decision of the side on roll of each row (probabilities
+    ``p``), all at the same stakes ``state``."""
     v = valuer or Valuer(rules, met)
     eff = v.efficiency(rows) if x is None else x
     nd, dt, dp = v.options(np.atleast_2d(p), state, eff)
-    return CubeDecision(float(nd[0]), float(dt[0]), float(dp), redouble=state.owner is not None,
-                        beaver=state.money and state.beaver)
+    return [CubeDecision(float(a), float(b), float(dp), redouble=state.owner is not None,
+                         beaver=state.money and state.beaver) for a, b in zip(nd, dt)]

@@ -21,7 +21,9 @@ tests check.
 
 **Network**: one hidden layer of sigmoid units, sigmoid outputs; weights in a
 ``.npz`` with their metadata (game, training ruleset, games trained, the
-command that made them).  Inference needs numpy alone.
+command that made them).  Inference runs in the compiled core where it is
+built (``csrc/net.c``, :meth:`Network.outputs`), this module's numpy being
+the reference it is held to; numpy alone does it without the core.
 
 >>> import numpy as np
 >>> from nardtools import Position
