@@ -286,43 +286,47 @@ def speed() -> None:
 
 def inference(positions: int) -> None:
     """State evaluations a second of each shipped main network (``--positions``
-    middle-game positions from self-play and every result of their rolls):
-    the compiled forward pass in batches and one position a call, the numpy
-    reference in batches, and gnubg-nn at 0-ply (one position a call: its
-    only interface), all in this process; and its peak memory."""
+    positions two plays into the game, repeated), the compiled forward pass in
+    batches and one position a call, the numpy reference in batches, and
+    gnubg-nn at 0-ply (one position a call: its only interface), all in this
+    process; and its peak memory."""
     import resource
-
-    from nardtools.analysis.selfplay import roll_successors, start_board
-    from nardtools.core import reference_engine
 
     print("| network | positions | compiled, batched | compiled, one a call | numpy, batched | gnubg-nn 0-ply, "
           "one a call |\n|---|---|---|---|---|---|")
     for game in ("long", "backgammon"):
-        ruleset = find_ruleset(game)
-        net = networks(game).main
-        boards = roll_successors(ruleset.rules, roll_successors(ruleset.rules, start_board(ruleset)[None, :])[0])[0]
-        rows = np.resize(boards, (positions, 52))
-
-        def rate(call, n: int) -> float:  # type: ignore[no-untyped-def]
-            began = time.perf_counter()
-            call()
-            return n / (time.perf_counter() - began)
-
-        batched = rate(lambda: net.outputs(rows), len(rows))
-        single = rate(lambda: [net.outputs(rows[i:i + 1]) for i in range(10_000)], 10_000)
-        with reference_engine():
-            reference = rate(lambda: net.outputs(rows), len(rows))
-        anchor = "n/a (backgammon only)"
-        if game == "backgammon":
-            try:
-                import gnubg_nn
-
-                boards_g = [[r[27:52].tolist(), r[1:26].tolist()] for r in rows[:20_000]]
-                anchor = f"{rate(lambda: [gnubg_nn.probabilities(b, 0) for b in boards_g], len(boards_g)):,.0f}/s"
-            except ImportError:
-                anchor = "(gnubg-nn not installed)"
-        print(f"| {net.name} | {len(rows):,} | {batched:,.0f}/s | {single:,.0f}/s | {reference:,.0f}/s | {anchor} |")
+        print(_inference_line(game, positions))
     print(f"peak memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+
+
+def _rate(call, n: int) -> float:  # type: ignore[no-untyped-def]
+    began = time.perf_counter()
+    call()
+    return n / (time.perf_counter() - began)
+
+
+def _inference_line(game: str, positions: int) -> str:
+    from nardtools.analysis.selfplay import roll_successors, start_board
+    from nardtools.core import reference_engine
+
+    ruleset = find_ruleset(game)
+    net = networks(game).main
+    boards = roll_successors(ruleset.rules, roll_successors(ruleset.rules, start_board(ruleset)[None, :])[0])[0]
+    rows = np.resize(boards, (positions, 52))
+    batched = _rate(lambda: net.outputs(rows), len(rows))
+    single = _rate(lambda: [net.outputs(rows[i:i + 1]) for i in range(10_000)], 10_000)
+    with reference_engine():
+        reference = _rate(lambda: net.outputs(rows), len(rows))
+    anchor = "n/a (backgammon only)"
+    if game == "backgammon":
+        try:
+            import gnubg_nn
+
+            boards_g = [[r[27:52].tolist(), r[1:26].tolist()] for r in rows[:20_000]]
+            anchor = f"{_rate(lambda: [gnubg_nn.probabilities(b, 0) for b in boards_g], len(boards_g)):,.0f}/s"
+        except ImportError:
+            anchor = "(gnubg-nn not installed)"
+    return f"| {net.name} | {len(rows):,} | {batched:,.0f}/s | {single:,.0f}/s | {reference:,.0f}/s | {anchor} |"
 
 
 def main() -> None:
