@@ -193,6 +193,35 @@ static PyObject *py_successors(PyObject *self, PyObject *const *args, Py_ssize_t
     return out;
 }
 
+/* engine.on_first_turn: in Long Nardy, every checker of the side still on the head. */
+static int first_turn_of(const Rules *r, const Board *b)
+{
+    int total = 0;
+    for (int p = 0; p < 26; p++) total += b->me[p];
+    return r->v[R_LONG] && b->me[HEAD] > 0 && b->me[HEAD] == total;
+}
+
+/* The legal plays of one board and dice, their results appended to *rows
+ * (grown as needed): their count, -1 when the search outgrew its tables, -2
+ * when memory ran out (the exception set). */
+static int append_results(const Rules *r, const Board *b, const int *dice, int ndice, Search *s,
+                          signed char **rows, size_t *cap, size_t *used)
+{
+    Turn t;
+    turn_init(&t, r, b, dice, ndice, 1, first_turn_of(r, b));
+    legal_plays(&t, s);
+    if (s->overflow) return -1;
+    if (*used + (size_t)s->nchosen > *cap) {
+        while (*used + (size_t)s->nchosen > *cap) *cap *= 2;
+        signed char *grown = realloc(*rows, *cap * 52);
+        if (!grown) { PyErr_NoMemory(); return -2; }
+        *rows = grown;
+    }
+    put_results(&t, s, *rows + *used * 52);
+    *used += (size_t)s->nchosen;
+    return s->nchosen;
+}
+
 /* dice_successors(rules, boards, dice) -> (bytes, counts) | None: for each board (52
  * int8) and its roll (two int8 dice), the positions the roll reaches, as successors
  * gives them (first turn as nardtools.engine.on_first_turn judges it), one board's
@@ -230,24 +259,12 @@ static PyObject *py_dice_successors(PyObject *self, PyObject *const *args, Py_ss
         Board b;
         memcpy(b.me, boards + i * 52, 26);
         memcpy(b.opp, boards + i * 52 + 26, 26);
-        int total = 0;
-        for (int p = 0; p < 26; p++) total += b.me[p];
-        int first = r.v[R_LONG] && b.me[HEAD] > 0 && b.me[HEAD] == total;   /* engine.on_first_turn */
         int a = dice[2 * i], c = dice[2 * i + 1];
-        int d[4] = {a > c ? a : c, a > c ? c : a, a, a}, ndice = a == c ? 4 : 2;
-        Turn t;
-        turn_init(&t, &r, &b, d, ndice, 1, first);
-        legal_plays(&t, s);
-        if (s->overflow) { overflow = 1; break; }
-        if (used + (size_t)s->nchosen > cap) {
-            while (used + (size_t)s->nchosen > cap) cap *= 2;
-            signed char *grown = realloc(rows, cap * 52);
-            if (!grown) { PyErr_NoMemory(); goto done; }
-            rows = grown;
-        }
-        put_results(&t, s, rows + used * 52);
-        used += (size_t)s->nchosen;
-        counts[i] = s->nchosen;
+        int d[4] = {a > c ? a : c, a > c ? c : a, a, a};
+        int got = append_results(&r, &b, d, a == c ? 4 : 2, s, &rows, &cap, &used);
+        if (got == -2) goto done;
+        if (got == -1) { overflow = 1; break; }
+        counts[i] = got;
     }
     if (overflow) {
         out = Py_NewRef(Py_None);
@@ -269,7 +286,7 @@ done:
  * the side on roll, then the other) and each of the 21 rolls (6-6, 6-5, ... 1-1, as
  * nardtools.dice.ALL_ROLLS), the positions the roll reaches, as successors gives them,
  * one after another; counts: int32 per board and roll.  The head rule's first turn
- * is inferred (all fifteen on the head).  None when a search outgrew its tables. */
+ * is inferred (first_turn_of: every checker on the head).  None when a search outgrew its tables. */
 static PyObject *py_roll_successors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -300,24 +317,14 @@ static PyObject *py_roll_successors(PyObject *self, PyObject *const *args, Py_ss
         Board b;
         memcpy(b.me, boards + i * 52, 26);
         memcpy(b.opp, boards + i * 52 + 26, 26);
-        int first = r.v[R_LONG] && b.me[HEAD] == 15;
         int k = 0;
-        for (int high = 6; high >= 1; high--)
+        for (int high = 6; high >= 1 && !overflow; high--)
             for (int low = high; low >= 1; low--, k++) {
-                int dice[4] = {high, low, high, high}, ndice = high == low ? 4 : 2;
-                Turn t;
-                turn_init(&t, &r, &b, dice, ndice, 1, first);
-                legal_plays(&t, s);
-                if (s->overflow) { overflow = 1; break; }
-                if (used + (size_t)s->nchosen > cap) {
-                    while (used + (size_t)s->nchosen > cap) cap *= 2;
-                    signed char *grown = realloc(rows, cap * 52);
-                    if (!grown) { PyErr_NoMemory(); goto done; }
-                    rows = grown;
-                }
-                put_results(&t, s, rows + used * 52);
-                used += (size_t)s->nchosen;
-                counts[i * 21 + k] = s->nchosen;
+                int dice[4] = {high, low, high, high};
+                int got = append_results(&r, &b, dice, high == low ? 4 : 2, s, &rows, &cap, &used);
+                if (got == -2) goto done;
+                if (got == -1) { overflow = 1; break; }
+                counts[i * 21 + k] = got;
             }
     }
     if (overflow) {

@@ -75,21 +75,21 @@ def test_leaves_are_the_best_replies_a_one_ply_look_ahead_weighs():
 
 def test_a_race_fit_learns_and_resumes_to_the_same_weights(tmp_path):
     losses: list[float] = []
-    straight = train_race("long", tmp_path / "a", games=2, epochs=3, seed=4, points=6, hidden=8, halving=1,
+    straight = train_race("long", tmp_path / "a", games=6, epochs=3, seed=4, points=6, hidden=8, halving=1,
                           report=lambda epoch, loss, held: losses.append(loss))
     assert losses[-1] < losses[0]
-    train_race("long", tmp_path / "b", games=2, epochs=1, seed=4, points=6, hidden=8, halving=1)
-    again = train_race("long", tmp_path / "b", games=2, epochs=3, resume=True)
+    train_race("long", tmp_path / "b", games=6, epochs=1, seed=4, points=6, hidden=8, halving=1)
+    again = train_race("long", tmp_path / "b", games=6, epochs=3, resume=True)
     assert again.meta["epochs"] == 3 and again.is_race and again.meta["points"] == 6 and again.meta["halving"] == 1
     for name in ("w1", "b1", "w2", "b2"):
         assert np.array_equal(getattr(straight, name), getattr(again, name)), name
     # the positions collected stay for a new fit of the same games, and only for it
     (tmp_path / "b" / "checkpoint.npz").unlink()
     with pytest.raises(AnalysisError, match="positions of other games"):
-        train_race("long", tmp_path / "b", games=3, epochs=1, seed=4, points=6, hidden=8)
-    refit = train_race("long", tmp_path / "b", games=2, epochs=3, seed=4, points=6, hidden=8, halving=1)
+        train_race("long", tmp_path / "b", games=7, epochs=1, seed=4, points=6, hidden=8)
+    refit = train_race("long", tmp_path / "b", games=6, epochs=3, seed=4, points=6, hidden=8, halving=1)
     assert np.array_equal(refit.w1, straight.w1)
-    slower = train_race("long", tmp_path / "c", games=2, epochs=3, seed=4, points=6, hidden=8)
+    slower = train_race("long", tmp_path / "c", games=6, epochs=3, seed=4, points=6, hidden=8)
     assert not np.array_equal(slower.w1, straight.w1)  # the halving is the run's (resumed: kept)
 
 

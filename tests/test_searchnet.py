@@ -45,7 +45,7 @@ def test_targets_are_the_look_ahead_and_resume_part_by_part(tmp_path, monkeypatc
 
 
 def test_a_search_run_from_the_command_line_resumes_to_the_same_weights(tmp_path):
-    args = ["--game", "backgammon", "--search", "--games", "2", "--hidden", "132", "-q"]
+    args = ["--game", "backgammon", "--search", "--games", "2", "--hidden", "264", "-q"]
     whole, parts = tmp_path / "whole", tmp_path / "parts"
     assert CliRunner().invoke(app, ["train", *args, "--epochs", "2", "--output", str(whole)]).exit_code == 0
     first = CliRunner().invoke(app, ["train", *args, "--epochs", "1", "--output", str(parts)])
@@ -55,8 +55,10 @@ def test_a_search_run_from_the_command_line_resumes_to_the_same_weights(tmp_path
     a, b = Network.load(whole / "checkpoint.npz"), Network.load(parts / "checkpoint.npz")
     assert np.array_equal(a.w1, b.w1) and np.array_equal(a.w2, b.w2)
     meta = b.meta
-    assert meta["generation"] == 1 and meta["ply"] == 1 and meta["hidden"] == 132 and len(meta["commands"]) == 2
+    parent = load_networks("backgammon").main.meta
+    assert meta["generation"] == parent.get("generation", 0) + 1 and meta["ply"] == 1 and meta["hidden"] == 264 and len(meta["commands"]) == 2
     assert meta["parent"].startswith("nardtools-backgammon-") and meta["parent_commands"]
-    assert load_networks("backgammon", str(parts / "checkpoint.npz")).main.w1.shape == (198, 132)
+    assert meta["lineage"][-1] == meta["parent"]
+    assert load_networks("backgammon", str(parts / "checkpoint.npz")).main.w1.shape == (198, 264)
     clash = CliRunner().invoke(app, ["train", "--race", "--search", "--output", str(tmp_path / "x")])
     assert clash.exit_code == 2 and "choose one" in clash.output

@@ -221,7 +221,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
         start = widen(parent, hidden, seed) if widen_from else Network.random(game, hidden, seed)
         start.meta.update(kind="main", games=int(parent.meta.get("games", 0)), search_games=games, ply=ply,
                           explore=explore, alternatives=alternatives, generation=int(parent.meta.get("generation", 0)) + 1,
-                          parent_commands=parent.meta.get("commands", []))
+                          lineage=[*parent.meta.get("lineage", []), parent.name],
+                          parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])])
         fit = Fit(start, rows, targets, seed=seed, rate=rate, halving=halving or HALVING)
         commands = list(commands or [])
     curve = folder / "curve.csv"
