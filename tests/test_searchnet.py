@@ -62,3 +62,36 @@ def test_a_search_run_from_the_command_line_resumes_to_the_same_weights(tmp_path
     assert load_networks("backgammon", str(parts / "checkpoint.npz")).main.w1.shape == (198, 264)
     clash = CliRunner().invoke(app, ["train", "--race", "--search", "--output", str(tmp_path / "x")])
     assert clash.exit_code == 2 and "choose one" in clash.output
+
+
+def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, monkeypatch):
+    """Interrupted before its first epoch, a run resumed with no options keeps
+    the width, rate and halving it was started with (not the command's defaults)."""
+    import nardtools.analysis.searchnet as searchnet
+    from nardtools.analysis.searchnet import train_search
+
+    monkeypatch.setattr(searchnet, "PART", 50)
+    folder = tmp_path / "run"
+    original = searchnet._part
+    calls = []
+
+    def interrupted(job):
+        calls.append(job)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        original(job)
+
+    monkeypatch.setattr(searchnet, "_part", interrupted)
+    try:
+        train_search("long", folder, games=1, epochs=1, hidden=260, rate=5e-4, halving=3)
+    except KeyboardInterrupt:
+        pass
+    assert len(list((folder / "targets").glob("part-*.npy"))) == 1 and not (folder / "checkpoint.npz").exists()
+    monkeypatch.setattr(searchnet, "_part", original)
+    net = train_search("long", folder, games=5000, epochs=1, resume=True)  # the command's defaults, ignored
+    assert net.w1.shape == (198, 260) and net.meta["rate"] == 5e-4 and net.meta["halving"] == 3
+    assert net.meta["search_games"] == 1
+    ran = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "1", "--epochs", "1", "-q",
+                                   "--output", str(tmp_path / "cli")])
+    assert ran.exit_code == 0, ran.output  # --hidden left out: the parent's width
+    assert Network.load(tmp_path / "cli" / "checkpoint.npz").w1.shape[1] == load_networks("long").main.w1.shape[1]

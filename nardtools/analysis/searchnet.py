@@ -31,10 +31,11 @@ commands there (collecting is seeded: the same games give the same rows).
 from __future__ import annotations
 
 import io
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -168,20 +169,26 @@ def widen(net: Network, hidden: int, seed: int) -> Network:
 
 
 def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int = 1, seed: int = 1,
-                 hidden: int = 256, weights: str | None = None, explore: float = 0.1, alternatives: int = 2,
+                 hidden: int | None = None, weights: str | None = None, explore: float = 0.1, alternatives: int = 2,
                  rate: float = 1e-3, halving: int | None = None, widen_from: bool = True, resume: bool = False,
                  commands: list[str] | None = None, jobs: int = 1,
                  progress: Callable[[str, int, int], None] | None = None,
                  report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
     """Collect (once), compute the targets (resumably) and fit, until ``epochs``
-    epochs in all; ``progress(stage, done, total)`` as it goes,
-    ``report(epoch, loss, held_out)`` after each epoch."""
+    epochs in all (``hidden``: the parent's width unless given);
+    ``progress(stage, done, total)`` as it goes, ``report(epoch, loss,
+    held_out)`` after each epoch.  A resumed run keeps the settings it was
+    started with (kept beside its positions), whether it stopped while
+    computing the targets or while fitting."""
     data = folder / "positions.npz"
     how = np.array([games, seed, round(explore * 1000), alternatives, ply])
+    fitting: dict[str, Any] = {"hidden": hidden, "rate": rate, "halving": halving, "widen": widen_from}
     if resume:
         net = Network.load(folder / "checkpoint.npz") if (folder / "checkpoint.npz").exists() else None
-        rows, how, source = arrays(data, "rows", "how", "weights")
+        rows, how, source, kept = arrays(data, "rows", "how", "weights", "fitting")
         weights = str(source) or None
+        fitting = json.loads(str(kept))
+        games, seed, explore, alternatives = int(how[0]), int(how[1]), how[2] / 1000, int(how[3])
     else:
         folder.mkdir(parents=True, exist_ok=True)
         if data.exists():
@@ -201,7 +208,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                            progress=game_over)
             buffer = io.BytesIO()
             np.savez_compressed(buffer, rows=rows, how=how, weights=np.array(weights or ""),
-                                seconds=np.array(time.perf_counter() - began))
+                                fitting=np.array(json.dumps(fitting)), seconds=np.array(time.perf_counter() - began))
             write_atomically(data, buffer.getvalue())
         net = None
     ply = int(how[4])
@@ -218,12 +225,13 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
         commands = [*net.meta.get("commands", []), *(commands or [])]
     else:
         parent = _networks(game, weights).main
-        start = widen(parent, hidden, seed) if widen_from else Network.random(game, hidden, seed)
+        width = int(fitting["hidden"] or parent.w1.shape[1])
+        start = widen(parent, width, seed) if fitting["widen"] else Network.random(game, width, seed)
         start.meta.update(kind="main", games=int(parent.meta.get("games", 0)), search_games=games, ply=ply,
                           explore=explore, alternatives=alternatives, generation=int(parent.meta.get("generation", 0)) + 1,
                           lineage=[*parent.meta.get("lineage", []), parent.name],
                           parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])])
-        fit = Fit(start, rows, targets, seed=seed, rate=rate, halving=halving or HALVING)
+        fit = Fit(start, rows, targets, seed=seed, rate=float(fitting["rate"]), halving=int(fitting["halving"] or HALVING))
         commands = list(commands or [])
     curve = folder / "curve.csv"
     if not curve.exists():

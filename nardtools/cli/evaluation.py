@@ -91,7 +91,8 @@ def train_command(
     resume: Annotated[Path | None, typer.Option("--resume", help="Continue the run kept in this folder "
                                                    "(its settings and seed).")] = None,
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**62, help="The run's seed (dice and weights).")] = 1,
-    hidden: Annotated[int, typer.Option("--hidden", min=4, max=1024, help="Hidden units.")] = 128,
+    hidden: Annotated[int | None, typer.Option("--hidden", min=4, max=1024, help=(
+        "Hidden units (default 128; with --search, the parent's).") )] = None,
     rate: Annotated[float, typer.Option("--rate", min=1e-6, max=1.0, help="Learning rate per position.")] = 0.01,
     trace: Annotated[float, typer.Option("--lambda", min=0.0, max=1.0, help="TD(lambda)'s lambda.")] = 0.7,
     checkpoint: Annotated[int, typer.Option("--checkpoint", min=1, help="Games between checkpoints.")] = 1000,
@@ -124,7 +125,7 @@ def train_command(
     if resume is None and (folder / "checkpoint.npz").exists():
         raise fail(f"{folder} holds a run already: continue it with --resume {folder}, or choose --output")
     if race:
-        _train_race(game.value, folder, resume is not None, games, epochs, seed, hidden, race_db, replies, leaves,
+        _train_race(game.value, folder, resume is not None, games, epochs, seed, hidden or 128, race_db, replies, leaves,
                     halving, jobs, command_line, quiet)
         return
     if search:
@@ -137,7 +138,7 @@ def train_command(
         if database is not None:
             trainer.settings.database = database
     else:
-        trainer = Trainer(Settings(game.value, hidden=hidden, rate=rate, trace=trace, seed=seed,
+        trainer = Trainer(Settings(game.value, hidden=hidden or 128, rate=rate, trace=trace, seed=seed,
                                    checkpoint=checkpoint, measure=measure,
                                    database=True if database is None else database))
     trainer.commands.append(command_line)
@@ -175,7 +176,7 @@ def _train_race(game: str, folder: Path, resume: bool, games: int | None, epochs
 
 
 def _train_search(game: str, folder: Path, resume: bool, games: int | None, epochs: int, ply: int, seed: int,
-                  hidden: int, parent: Path | None, explore: float, alternatives: int, widen: bool,
+                  hidden: int | None, parent: Path | None, explore: float, alternatives: int, widen: bool,
                   halving: int | None, jobs: int, command_line: str, quiet: bool) -> None:
     from ..analysis.searchnet import train_search
 
