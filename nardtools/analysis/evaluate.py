@@ -476,7 +476,7 @@ def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, t
             p, _, _ = ev.probabilities(rows)
             best = best_per_roll(equity(p, ev.game, options), counts)
             last[games] = p[best]
-            return best - (np.cumsum(counts) - counts)  # type: ignore[no-any-return]
+            return best
 
         done = drive_many(options, np.repeat(start[None, :], len(batch), axis=0), dice_of, choose,
                           stop_after=truncate)

@@ -175,9 +175,10 @@ def finished(rows: np.ndarray) -> np.ndarray:
     return in_play == 0  # type: ignore[no-any-return]
 
 
-def mover_won(row: np.ndarray) -> bool:
-    """Whether the side that just played (the row's second half) has borne off its last checker."""
-    return not row[27:52].any()
+def mover_won(rows: np.ndarray) -> Any:
+    """Whether the side that just played (each row's second half) has borne
+    off its last checker: for one row (52) or many (n, 52)."""
+    return ~np.asarray(rows)[..., 27:52].any(axis=-1)
 
 
 def exact_where_finished(p: np.ndarray, rows: np.ndarray, game: str, rules: Rules) -> np.ndarray:

@@ -212,26 +212,16 @@ class Drive:
 
 def drive(rules: Rules, board: np.ndarray, dice_of: Callable[[int], tuple[int, int]],
           choose: Callable[[np.ndarray, int], int], *, stop_after: int = 0, max_turns: int = 10_000) -> Drive:
-    """The turn driver of every board-row game loop (self-play, rollouts,
-    training): turn ``k`` rolls ``dice_of(k)``, the side on roll picks one of
-    the results (``choose(rows, k)``: rows seen by the side that rolls next),
-    and the game ends when a side has no checker left in play
-    (:func:`.nets.mover_won`, whatever the ruleset's count), or after
-    ``stop_after`` plays when that is given.  First turns and doubles are
-    the engine's (:func:`~nardtools.engine.on_first_turn`, :func:`turn_dice`).
-    Rulesets where a roll is more than one turn (gul-bara's doubles,
-    remainders, re-rolls) are :class:`~nardtools.game.Game`'s."""
-    if rules.crazy_doubles != "none" or rules.remainder != "lost" or rules.double_reroll:
-        raise AnalysisError("self-play and rollouts cover rulesets where a roll is one turn (not gul-bara's "
-                            "doubles, remainders or re-rolls)")
-    for turn in range(max_turns):
-        rows = successors(rules, board, turn_dice(*dice_of(turn)))
-        board = rows[choose(rows, turn)]
-        if mover_won(board):
-            return Drive(board, turn + 1)
-        if stop_after and turn + 1 >= stop_after:
-            return Drive(board, turn + 1)
-    raise AnalysisError(f"a game ran past {max_turns} turns")
+    """One game of :func:`drive_many`, the turn driver of every board-row
+    game loop (self-play, rollouts, training): turn ``k`` rolls
+    ``dice_of(k)``, the side on roll picks one of the results (``choose(rows,
+    k)``: rows seen by the side that rolls next), and the game ends when a
+    side has no checker left in play (:func:`.nets.mover_won`, whatever the
+    ruleset's count), or after ``stop_after`` plays when that is given."""
+    done = drive_many(rules, board[None, :], lambda k: np.array([dice_of(k)]),
+                      lambda rows, _counts, k, _games: np.array([choose(rows, k)]),
+                      stop_after=stop_after, max_turns=max_turns)
+    return Drive(done.boards[0], int(done.plays[0]))
 
 
 def dice_successors(rules: Rules, boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -263,13 +253,19 @@ class DriveMany:
 def drive_many(rules: Rules, boards: np.ndarray, dice_of: Callable[[int], np.ndarray],
                choose: Callable[[np.ndarray, np.ndarray, int, np.ndarray], np.ndarray], *, stop_after: int = 0,
                max_turns: int = 10_000) -> DriveMany:
-    """:func:`drive` for many games in lock step: turn ``k`` rolls
-    ``dice_of(k)`` (a row of two dice for every game, played or not, so that
-    each game's dice do not depend on when the others end), the games still
-    on choose together (``choose(rows, counts, k, games)``: every result of
-    every game's roll, one game's after another's, how many each, and which
-    games they are; the index of the result chosen in each game's group),
-    and each game ends as :func:`drive`'s does."""
+    """Many games in lock step: turn ``k`` rolls ``dice_of(k)`` (a row of two
+    dice for every game, played or not, so that each game's dice do not
+    depend on when the others end), the games still on choose together
+    (``choose(rows, counts, k, games)``: every result of every game's roll,
+    seen by the side that rolls next, one game's after another's, how many
+    each, and which games they are; the index in ``rows`` of each game's
+    choice, as :func:`best_per_roll` gives it), and a game ends when a side
+    has no checker left in play (:func:`.nets.mover_won`, whatever the
+    ruleset's count) or after ``stop_after`` plays when that is given.
+    First turns and doubles are the engine's
+    (:func:`~nardtools.engine.on_first_turn`, :func:`turn_dice`).  Rulesets
+    where a roll is more than one turn (gul-bara's doubles, remainders,
+    re-rolls) are :class:`~nardtools.game.Game`'s."""
     if rules.crazy_doubles != "none" or rules.remainder != "lost" or rules.double_reroll:
         raise AnalysisError("self-play and rollouts cover rulesets where a roll is one turn (not gul-bara's "
                             "doubles, remainders or re-rolls)")
@@ -282,10 +278,9 @@ def drive_many(rules: Rules, boards: np.ndarray, dice_of: Callable[[int], np.nda
             return DriveMany(boards, plays)
         dice = np.asarray(dice_of(turn)).reshape(-1, 2)[games]
         rows, counts = dice_successors(rules, boards[games], dice)
-        starts = np.cumsum(counts) - counts
-        boards[games] = rows[starts + np.asarray(choose(rows, counts, turn, games))]
+        boards[games] = rows[np.asarray(choose(rows, counts, turn, games))]
         plays[games] += 1
-        on[games] = boards[games, 27:52].any(axis=1)  # the side that played has checkers left in play
+        on[games] = ~mover_won(boards[games])
         if stop_after and turn + 1 >= stop_after:
             return DriveMany(boards, plays)
     raise AnalysisError(f"a game ran past {max_turns} turns")
