@@ -51,7 +51,7 @@ import numpy as np
 
 from .cubeful import CubeDecision, cube_decision, cube_decisions
 from .evaluate import Evaluator, PlayValue, rank_turns, valued
-from .nets import boards_of, equity
+from .nets import boards_of
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -358,20 +358,17 @@ def analyse_match(replayed: ReplayedMatch, *, ply: int = 0, games: set[int] | No
     judge = Judge.for_match(rules, replayed.record.length, money=money, met=met)
     names = tuple(n or f"player {i + 1}" for i, n in enumerate(replayed.record.players))
     result = MatchAnalysis(ply, players=[PlayerAnalysis(n) for n in names])
-    from .bearoff import looking_once
-
-    with looking_once():  # the bear-off databases are looked for once a match, not once a position
-        for game in replayed.games:
-            number = game.record.number
-            if games is not None and number not in games:
-                continue
-            turns = analyse_game(game, ev, names, ply=ply, progress=progress, judge=judge)
-            cubes = analyse_cube(game, ev, names, judge, ply=ply)
-            entries: list[TurnAnalysis | CubeAnalysis] = [*turns, *cubes]
-            for t in entries:
-                result.players[t.side].add(t)
-            result.games[number] = turns
-            result.cubes[number] = cubes
+    for game in replayed.games:
+        number = game.record.number
+        if games is not None and number not in games:
+            continue
+        turns = analyse_game(game, ev, names, ply=ply, progress=progress, judge=judge)
+        cubes = analyse_cube(game, ev, names, judge, ply=ply)
+        entries: list[TurnAnalysis | CubeAnalysis] = [*turns, *cubes]
+        for t in entries:
+            result.players[t.side].add(t)
+        result.games[number] = turns
+        result.cubes[number] = cubes
     result.units = judge.units
     return result
 
@@ -397,11 +394,10 @@ def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply
                                for (_, t), worth in zip(chosen, worths)], ply)
     # luck: every roll's best result at 0-ply, for every turn at once
     after, counts = roll_successors(rules, boards_of([t.before for _, t in chosen]))
-    p, _ = ev.static(after, database=True)
+    p, _, _ = ev.probabilities(after, database=True)
     starts = np.concatenate([[0], np.cumsum(counts.sum(axis=1))])
     weights = np.array([roll.weight / 36 for roll in ALL_ROLLS])
-    luck_values = valued(p, after, [slice(starts[k], starts[k + 1]) for k in range(len(chosen))], worths,
-                         lambda q, _rows: -equity(q, ev.game, rules))
+    luck_values = valued(ev, p, after, [slice(starts[k], starts[k + 1]) for k in range(len(chosen))], worths)
     turns: list[TurnAnalysis] = []
     for k, ((index, t), state, r) in enumerate(zip(chosen, states, rankings)):
         a = t.action

@@ -19,7 +19,6 @@ ascending list of the points they stand on (``position_index``).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import os
@@ -28,7 +27,7 @@ import zlib
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -195,8 +194,6 @@ class BearoffDatabase:
         is missing or does not verify.  Arrays are memory-mapped, so a lookup
         reads only the rows it needs."""
         path = cache_path(points, cache_dir)
-        if _TRUSTING[0] and path in _FOUND:
-            return _FOUND[path]
         db = cls.load(points, path)
         if db is None:
             if progress is None:  # built on first use: say so, once
@@ -211,8 +208,6 @@ class BearoffDatabase:
                 _build_on_disk(points, path, progress)
             db = cls.load(points, path)  # the stored form, as every later load sees it
             assert db is not None, path
-        if _TRUSTING[0]:
-            _FOUND[path] = db
         return db
 
     @classmethod
@@ -291,7 +286,6 @@ def _write_folder(path: Path, points: int, write: Callable[[Path], None]) -> Non
         if path.exists():
             shutil.rmtree(path)
         os.replace(tmp, path)
-        forget_cache()
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -429,10 +423,7 @@ def cache_path(points: int, cache_dir: Path | None = None) -> Path:
 
 def cached_points(cache_dir: Path | None = None) -> list[int]:
     """The databases already in the cache (by points), without loading them."""
-    folder = cache_dir or default_cache_dir()
-    if not _TRUSTING[0] or folder not in _POINTS:
-        _POINTS[folder] = [p for p in range(1, 13) if (cache_path(p, folder) / "meta.json").exists()]
-    return list(_POINTS[folder])
+    return [p for p in range(1, 13) if (cache_path(p, cache_dir) / "meta.json").exists()]
 
 
 def _crc32(path: Path) -> int:
@@ -445,44 +436,14 @@ def _crc32(path: Path) -> int:
 
 #: Databases already loaded in this process, by folder and its files' modification times and sizes.
 _LOADED: dict[tuple[Path, tuple[tuple[int, int], ...]], BearoffDatabase] = {}
-#: Within :func:`looking_once`: the database ``cached`` gave for each folder
-#: and the databases of each cache folder (``cached_points``), trusted
-#: without looking at the disk again.
-_FOUND: dict[Path, BearoffDatabase] = {}
-_POINTS: dict[Path, list[int]] = {}
-_TRUSTING = [0]
-_CACHE_DIRS: dict[tuple[str | None, ...], Path] = {}
-
-
-@contextlib.contextmanager
-def looking_once() -> Iterator[None]:
-    """Within it, the cache is looked at once: the databases found are
-    trusted until it ends (a batch of race positions, each of which would
-    otherwise look at the disk again), or until this process writes one."""
-    _TRUSTING[0] += 1
-    try:
-        yield
-    finally:
-        _TRUSTING[0] -= 1
-        if not _TRUSTING[0]:
-            forget_cache()
-
-
-def forget_cache() -> None:
-    """Look at the disk again at the next lookup."""
-    _FOUND.clear()
-    _POINTS.clear()
 
 
 def default_cache_dir() -> Path:
     """``$NARDTOOLS_CACHE``, else ``$XDG_CACHE_HOME/nardtools``, else ``~/.cache/nardtools``."""
-    env = tuple(os.environ.get(name) for name in ("NARDTOOLS_CACHE", "XDG_CACHE_HOME", "HOME"))
-    if env not in _CACHE_DIRS:
-        if env[0]:
-            _CACHE_DIRS[env] = Path(env[0])
-        else:
-            _CACHE_DIRS[env] = Path(env[1] or str(Path.home() / ".cache")) / "nardtools"
-    return _CACHE_DIRS[env]
+    if os.environ.get("NARDTOOLS_CACHE"):
+        return Path(os.environ["NARDTOOLS_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "nardtools"
 
 
 def effective_pips(position: Any) -> tuple[float | None, float | None]:

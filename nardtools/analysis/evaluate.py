@@ -321,11 +321,7 @@ def rank_turns(ev: Evaluator, turns: Sequence[tuple[Position, Roll, bool | None,
 
     parts = [slice(starts[k], starts[k + 1]) for k in range(len(turns))]
     valuers = [value for _, _, _, value in turns]
-
-    def cubeless(q: np.ndarray, _rows: np.ndarray) -> np.ndarray:
-        return -equity(q, ev.game, options)
-
-    mine = valued(p, rows, parts, valuers, cubeless)
+    mine = valued(ev, p, rows, parts, valuers)
     if ply:
         deeper: list[int] = []
         for k, values in enumerate(mine):
@@ -336,7 +332,7 @@ def rank_turns(ev: Evaluator, turns: Sequence[tuple[Position, Roll, bool | None,
             p[deeper] = ev.values(rows[deeper], ply)
             for i in deeper:
                 plies[i], source[i] = ply, f"{source[i]}, {ply}-ply"
-            mine = valued(p, rows, parts, valuers, cubeless)
+            mine = valued(ev, p, rows, parts, valuers)
     for i in range(len(rows)):
         if _by_network(source[i]) and not plies[i]:
             source[i] = f"{source[i]}, 0-ply"
@@ -349,16 +345,20 @@ def rank_turns(ev: Evaluator, turns: Sequence[tuple[Position, Roll, bool | None,
     return out
 
 
-def valued(p: np.ndarray, rows: np.ndarray, parts: Sequence[slice], values: Sequence[PlayValue | None],
-           default: PlayValue) -> list[np.ndarray]:
-    """Each part of the rows valued by its own :data:`PlayValue` (``default``
-    for None), the parts that share one valued in one call."""
+def valued(ev: Evaluator, p: np.ndarray, rows: np.ndarray, parts: Sequence[slice],
+           values: Sequence[PlayValue | None]) -> list[np.ndarray]:
+    """Each part of the rows (results of a play: ``p`` the other side's
+    probabilities) valued for the player by its own :data:`PlayValue`, None
+    for the cubeless equity; the parts that share one valued in one call."""
+    def cubeless(q: np.ndarray, _rows: np.ndarray) -> np.ndarray:
+        return -equity(q, ev.game, ev.rules)
+
     out: list[np.ndarray] = [np.zeros(0)] * len(parts)
     groups: dict[int, list[int]] = {}
     for k, value in enumerate(values):
-        groups.setdefault(id(value or default), []).append(k)
+        groups.setdefault(id(value), []).append(k)
     for members in groups.values():
-        value = values[members[0]] or default
+        value = values[members[0]] or cubeless
         take = np.concatenate([np.arange(len(rows))[parts[k]] for k in members])
         got = value(p[take], rows[take])
         offset = 0
