@@ -518,11 +518,8 @@ def database_probabilities(rules: Rules, rows: np.ndarray, points: int | None = 
     if not race.any():
         return p, used
     sizes = [points] if points else sorted(p for p in cached_points() if p >= 6) or [6]
-    # the furthest point either side holds (a race: no bar, nothing beyond 12, unfinished)
-    held = np.concatenate([rows[:, 1:26], rows[:, 27:52]], axis=1).reshape(len(rows), 2, 25) > 0
-    furthest = np.where(held.any(axis=2), 25 - np.argmax(held[:, :, ::-1], axis=2), 0).max(axis=1)
-    for size in reversed(sizes):
-        used[race & (furthest <= size)] = size
+    for size in reversed(sizes):  # the smallest database both sides fit
+        used[in_domain(rows, size)] = size
     point_mass = np.zeros(MAX_ROLLS)
     point_mass[0] = 1.0
     for size in np.unique(used[used > 0]):
