@@ -32,7 +32,6 @@ Win rates come with their standard error.
 from __future__ import annotations
 
 import argparse
-import itertools
 import subprocess
 import sys
 import time
@@ -50,6 +49,7 @@ from nardtools.analysis.selfplay import (
     RandomPlayer,
     play_game,
     series,
+    series_in_processes,
     successors,
 )
 
@@ -135,8 +135,7 @@ def strength_long(games: int, ply_games: int) -> None:
 JOBS = [1]
 
 
-def _ply_part(part: tuple[int, int]) -> MatchResult:
-    first, games = part
+def _ply_part(first: int, games: int) -> MatchResult:
     ruleset = find_ruleset("long")
     return series(ruleset, Deeper("long", 1), NetPlayer(networks("long"), ruleset), games, seed=202, first=first)
 
@@ -144,18 +143,7 @@ def _ply_part(part: tuple[int, int]) -> MatchResult:
 def ply_series(games: int, jobs: int) -> MatchResult:
     """1-ply against 0-ply: games 0..games-1 of seed 202, in ``jobs`` processes
     (the same games and dice however many)."""
-    bounds = [games * k // jobs for k in range(jobs + 1)]
-    parts = [(lo, hi - lo) for lo, hi in itertools.pairwise(bounds) if hi > lo]
-    if jobs == 1:
-        return _ply_part(parts[0])
-    from multiprocessing import Pool
-
-    with Pool(jobs) as pool:
-        results = pool.map(_ply_part, parts)
-    total = results[0]
-    for r in results[1:]:
-        total = total + r
-    return total
+    return series_in_processes(_ply_part, games, jobs)
 
 
 def strength_backgammon(games: int) -> None:

@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -46,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 from nardtools import find_ruleset  # noqa: E402
 from nardtools.analysis.evaluate import Evaluator, load_networks  # noqa: E402
 from nardtools.analysis.nets import equity  # noqa: E402
-from nardtools.analysis.selfplay import MatchResult, NetPlayer, series  # noqa: E402
+from nardtools.analysis.selfplay import MatchResult, NetPlayer, series, series_in_processes  # noqa: E402
 
 RULESET = find_ruleset("long")
 SET = ROOT / "benchmarks" / "data" / "long-rollouts.npz"
@@ -62,23 +63,13 @@ def old_weights(rev: str, folder: Path) -> str:
     return str(path)
 
 
-def _pairs(job: tuple[str | None, str, int, int]) -> MatchResult:
-    new, old, first, games = job
+def _pairs(new: str | None, old: str, first: int, games: int) -> MatchResult:
     return series(RULESET, NetPlayer(load_networks("long", new), RULESET), NetPlayer(load_networks("long", old), RULESET),
                   games, seed=707, first=first, paired=True)
 
 
 def head_to_head(new: str | None, old: str, games: int, jobs: int) -> MatchResult:
-    games += games % 2
-    share = -(-games // jobs)
-    share += share % 2  # whole pairs in each part
-    parts = [(new, old, first, min(share, games - first)) for first in range(0, games, share)]
-    with Pool(jobs) as pool:
-        results = pool.map(_pairs, parts)
-    total = results[0]
-    for r in results[1:]:
-        total = total + r
-    return total
+    return series_in_processes(partial(_pairs, new, old), games + games % 2, jobs, unit=2)
 
 
 # ------------------------------------------------------------------ the rollout set

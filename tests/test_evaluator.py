@@ -488,3 +488,18 @@ def test_the_results_of_many_rolls_are_the_reference_engines(game):
         alone = [successors(rules, b, turn_dice(int(x), int(y))) for b, (x, y) in zip(boards, dice)]
         assert np.array_equal(dice_successors(rules, boards, dice)[0], rows)
     assert counts.tolist() == [len(a) for a in alone] and np.array_equal(np.concatenate(alone), rows)
+
+
+def _series_part(first, games):
+    """Part of a series between players without state (a random player's dice would carry over)."""
+    ruleset = find_ruleset("long")
+    return series(ruleset, HeuristicPlayer(), NetPlayer(Network.random("long", 8, 3), ruleset), games, seed=9,
+                  first=first, paired=True)
+
+
+def test_a_series_split_over_processes_is_the_whole_series():
+    from nardtools.analysis.selfplay import series_in_processes
+
+    whole = _series_part(0, 10)
+    for jobs, unit in ((1, 1), (2, 2), (3, 2)):
+        assert series_in_processes(_series_part, 10, jobs, unit=unit) == whole

@@ -109,10 +109,6 @@ class _Explorer:
 
 def _part(job: tuple[str, str | None, int, np.ndarray, str]) -> None:
     """One part of the targets, written atomically (a process's share of :func:`search_targets`)."""
-    import os
-
-    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
-        os.environ.setdefault(name, "1")
     from ..rules import find_ruleset
     from .evaluate import Evaluator
     from .training import TRAINING_RULESETS

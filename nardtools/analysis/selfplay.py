@@ -16,6 +16,7 @@ off), and a game ends when a side bears off its last checker.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -370,5 +371,27 @@ def series(ruleset: Ruleset, a: Player, b: Player, games: int, seed: int,
     return MatchResult(games, wins, points, by_kind)
 
 
+def series_in_processes(part: Callable[[int, int], MatchResult], games: int, jobs: int, *,
+                        unit: int = 1) -> MatchResult:
+    """Games 0 to ``games - 1`` of a :func:`series`, ``part(first, count)``
+    playing games ``first`` to ``first + count - 1`` (a picklable callable),
+    split over ``jobs`` processes in whole multiples of ``unit`` games (2 for
+    :func:`series`' seat-swapped pairs): their sum, the same results however
+    many processes play them."""
+    units = -(-games // unit)
+    bounds = [unit * (units * k // jobs) for k in range(jobs + 1)]
+    parts = [(lo, min(hi, games) - lo) for lo, hi in itertools.pairwise(bounds) if min(hi, games) > lo]
+    if len(parts) == 1:
+        return part(*parts[0])
+    from multiprocessing import Pool
+
+    with Pool(len(parts)) as pool:
+        results = pool.starmap(part, parts)
+    total = results[0]
+    for r in results[1:]:
+        total = total + r
+    return total
+
+
 __all__ = ["CLASSES", "GameResult", "HeuristicPlayer", "MatchResult", "NetPlayer", "Player", "RandomPlayer", "play_game",
-           "roll_successors", "series", "successors"]
+           "roll_successors", "series", "series_in_processes", "successors"]

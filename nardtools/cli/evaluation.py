@@ -4,6 +4,7 @@ train a network by self-play."""
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -161,18 +162,11 @@ def _train_race(game: str, folder: Path, resume: bool, games: int | None, epochs
 
     games = 5000 if games is None else games
 
-    def report(epoch: int, loss: float, held_out: dict[str, float]) -> None:
-        if not quiet:
-            typer.echo(f"epoch {epoch}: loss {loss:.5f}, held-out P(win) error mean {held_out['mean_win_error']:.4f} "
-                       f"worst {held_out['worst_win_error']:.3f}", err=True)
-
     with progress(0 if resume else games, f"collecting {game} race positions", quiet) as advance:
         net = train_race(game, folder, games=games, epochs=epochs, seed=seed, hidden=hidden, points=points, jobs=jobs,
                          replies=replies, leaves=leaves, halving=halving, resume=resume, commands=[command_line],
-                         progress=lambda n: advance(n), report=report)
-    typer.echo(f"race network after {net.meta['epochs']} epochs on {net.meta['positions']:,} positions: held-out "
-               f"P(win) error mean {net.meta['mean_win_error']:.4f}, worst {net.meta['worst_win_error']:.3f}; "
-               f"checkpoint {folder / 'checkpoint.npz'}")
+                         progress=lambda n: advance(n), report=_epoch_report(quiet))
+    _fitted("race", net, folder)
 
 
 def _train_search(game: str, folder: Path, resume: bool, games: int | None, epochs: int, ply: int, seed: int,
@@ -184,16 +178,25 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
         if not quiet and (stage != "collecting" or done % 500 == 0 or done == total):
             typer.echo(f"{stage}: {done:,} of {total:,}", err=True)
 
+    net = train_search(game, folder, games=5000 if games is None else games, epochs=epochs, ply=ply, seed=seed,
+                       hidden=hidden, weights=_path(parent), explore=explore, alternatives=alternatives,
+                       halving=halving, widen_from=widen, resume=resume, commands=[command_line], jobs=jobs,
+                       progress=progress, report=_epoch_report(quiet))
+    _fitted("main", net, folder)
+
+
+def _epoch_report(quiet: bool) -> Callable[[int, float, dict[str, float]], None]:
+    """What a supervised fit says after each epoch (nothing with --quiet)."""
     def report(epoch: int, loss: float, held_out: dict[str, float]) -> None:
         if not quiet:
             typer.echo(f"epoch {epoch}: loss {loss:.5f}, held-out P(win) error mean {held_out['mean_win_error']:.4f} "
                        f"worst {held_out['worst_win_error']:.3f}", err=True)
 
-    net = train_search(game, folder, games=5000 if games is None else games, epochs=epochs, ply=ply, seed=seed,
-                       hidden=hidden, weights=_path(parent), explore=explore, alternatives=alternatives,
-                       halving=halving, widen_from=widen, resume=resume, commands=[command_line], jobs=jobs,
-                       progress=progress, report=report)
-    typer.echo(f"main network after {net.meta['epochs']} epochs on {net.meta['positions']:,} positions: held-out "
+    return report
+
+
+def _fitted(kind: str, net: Any, folder: Path) -> None:
+    typer.echo(f"{kind} network after {net.meta['epochs']} epochs on {net.meta['positions']:,} positions: held-out "
                f"P(win) error mean {net.meta['mean_win_error']:.4f}, worst {net.meta['worst_win_error']:.3f}; "
                f"checkpoint {folder / 'checkpoint.npz'}")
 
