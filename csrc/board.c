@@ -330,6 +330,14 @@ static void move_hash(Work *w, int s, int to)
     w->h ^= zobrist[to][w->me[to] & 15] ^ zobrist[to][(w->me[to] + 1) & 15];
 }
 
+/* The points 1..25 with a checker of the mover's, as bits. */
+static uint32_t occupied(const signed char *me)
+{
+    uint32_t bits = 0;
+    for (int p = 1; p <= 25; p++) bits |= (uint32_t)(me[p] != 0) << p;
+    return bits;
+}
+
 /* engine._generate: every position reachable with any prefix of any order of
  * the dice, each distinct die left tried in turn, sources from the bar down. */
 static void visit(Walk *k, const int *left, int nleft, int depth)
@@ -341,14 +349,19 @@ static void visit(Walk *k, const int *left, int nleft, int depth)
     if (used == 1 && !t->dbl && t->ndice == 2) die = left[0] != t->high ? t->high : t->low;
     reach(s, w, used, die, k->path, depth);
     if (!nleft || s->overflow) return;
+    uint32_t sources = occupied(w->me);   /* (every step below is undone before the next) */
     for (int i = 0; i < nleft; i++) {
         int d = left[i], repeat = 0;
         for (int j = 0; j < i; j++) if (left[j] == d) repeat = 1;
         if (repeat) continue;
         int rest[MAX_DICE], nrest = 0;
         for (int j = 0; j < nleft; j++) if (j != i) rest[nrest++] = left[j];
-        for (int src = 25; src >= 1; src--) {
-            if (!w->me[src]) continue;
+        /* A state after the first step is always new (its dice left tell it from any later state, and one step
+         * from two points cannot end alike), and a state with no dice left is an end, which reach() keeps once:
+         * only the states between need the table. */
+        int seen_check = nrest > 0 && nrest < t->ndice - 1;
+        for (uint32_t from = sources; from; from &= ~(1u << (31 - __builtin_clz(from)))) {
+            int src = 31 - __builtin_clz(from);   /* from the bar down */
             int to, hit;
             if (core_step(t, w->me, w->hits, w->hitters, w->nhitters, src, d, &to, &hit) != V_OK) continue;
             signed char saved_hitters[MAX_DICE + 4];
@@ -356,7 +369,7 @@ static void visit(Walk *k, const int *left, int nleft, int depth)
             if (t->caucasian) memcpy(saved_hitters, w->hitters, (size_t)saved_n);
             move_hash(w, src, to);
             core_apply(t, w->me, &w->hits, w->hitters, &w->nhitters, src, to, hit);
-            if (first_visit(s, w, rest, nrest) && (!t->every_step || block_ok(t, w->me))) {
+            if ((!seen_check || first_visit(s, w, rest, nrest)) && (!t->every_step || block_ok(t, w->me))) {
                 k->path[depth] = (Step){(signed char)src, (signed char)to, (signed char)hit};
                 visit(k, rest, nrest, depth + 1);
             }
@@ -391,18 +404,21 @@ static void select_ends(const Turn *t, Search *s)
             }
         }
     }
-    /* ranks from the most dice down, and for one die the larger first */
+    /* the ends of the highest rank (the most dice, and for one die the larger) that the rules allow, in the
+     * order found: one pass, the rules asked only of ends that could rank highest */
     s->nchosen = 0;
-    for (int used = t->ndice; used >= 0; used--) {
-        for (int die = 6; die >= 0; die--) {
-            for (int i = 0; i < s->nends; i++) {
-                const End *e = &s->ends[i];
-                if (e->used != used || e->die != die) continue;
-                if (general && heads_moved(t, e->me) > base) continue;
-                if (block_ok(t, e->me)) s->chosen[s->nchosen++] = i;
-            }
-            if (s->nchosen) return;
+    int best = -1;
+    for (int i = 0; i < s->nends; i++) {
+        const End *e = &s->ends[i];
+        int rank = e->used * 8 + e->die;
+        if (rank < best) continue;
+        if (general && heads_moved(t, e->me) > base) continue;
+        if (!block_ok(t, e->me)) continue;
+        if (rank > best) {
+            best = rank;
+            s->nchosen = 0;
         }
+        s->chosen[s->nchosen++] = i;
     }
 }
 

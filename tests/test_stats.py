@@ -213,7 +213,7 @@ def test_race_figures_of_the_core_and_the_reference_agree_under_each_scoring_tab
     path = str(ROOT / "examples" / "long-nardy" / name)
     fast = stats.file_stats(path, turns=True)
     assert fast.turns is not None
-    monkeypatch.setattr(stats, "core_file_stats", lambda *a, **k: None)
+    monkeypatch.setattr(stats.collection, "core_file_stats", lambda *a, **k: None)
     slow = stats.file_stats(path, turns=True)
     assert slow.turns is not None
     rows = [(a, b) for a, b in zip(fast.turns.rows(), slow.turns.rows())]
@@ -261,3 +261,28 @@ def test_a_given_encoding_keeps_the_compiled_path_for_plain_ascii(monkeypatch) -
     assert given.turns is not None and plain.turns is not None
     assert list(given.turns.rows()) == list(plain.turns.rows())
     assert stats.core_file_stats(path, encoding="utf-16") is None  # UTF-16 reads ASCII otherwise: the reference
+
+
+@pytest.mark.parametrize("name", ["long-nardy/long-5pt-seed1.mat", "backgammon/backgammon-5pt-seed6.mat"])
+def test_the_cores_turn_columns_are_the_references_table(name, monkeypatch) -> None:
+    """The turn rows the compiled core packs (text columns kept as codes and
+    Arrow buffers) make the same Arrow table, frame and rows as the
+    reference's replay, alone, renamed, and concatenated with each other."""
+    from nardtools.analysis import stats
+
+    path = str(ROOT / "examples" / name)
+    fast = stats.file_stats(path, turns=True).turns
+    monkeypatch.setattr(stats.collection, "core_file_stats", lambda *a, **k: None)
+    slow = stats.file_stats(path, turns=True).turns
+    assert fast is not None and slow is not None and len(fast) == len(slow) > 50
+    assert isinstance(fast.columns["player"], stats.Coded) and isinstance(slow.columns["player"], list)
+    pd.testing.assert_frame_equal(fast.arrow().to_pandas(), slow.arrow().to_pandas(), check_exact=False, rtol=1e-9)
+    pd.testing.assert_frame_equal(fast.frame(), slow.frame(), check_exact=False, rtol=1e-9)
+    names = stats.Names({"white": "Ann"})
+    for t in (fast, slow):
+        t.rename_players(names)
+    both = stats.TurnColumns.concat([fast, slow, fast])
+    table = both.arrow(["file", "player", "dice", "play", "luck"]).to_pandas()
+    assert len(table) == 3 * len(fast) and "white" not in set(table["player"])
+    assert table["play"].tolist() == 3 * [r["play"] for r in slow.rows()]
+    assert [r["player"] for r in both.rows()] == table["player"].tolist()

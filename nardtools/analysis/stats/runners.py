@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ...errors import AnalysisError, NardtoolsError
 from .collection import Archive, FileStats, Names, file_stats
 from .schema import TurnColumns
 from .sinks import GroupSink, TableSink
-
-if TYPE_CHECKING:
-    pass
-
-#: Column name -> pandas dtype, for every table (``docs/stats.md`` explains them).
 
 #: Seconds to wait for a Dask scheduler named by ``--scheduler``.
 SCHEDULER_TIMEOUT = 5

@@ -4,14 +4,14 @@ one definition of a turn row (:class:`TurnColumns`)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from ...errors import AnalysisError
 
 if TYPE_CHECKING:
     from .collection import Names
-
-#: Column name -> pandas dtype, for every table (``docs/stats.md`` explains them).
 
 #: Column name -> pandas dtype, for every table (``docs/stats.md`` explains them).
 SCHEMAS: dict[str, dict[str, str]] = {
@@ -84,9 +84,11 @@ _TURN_FLOATS = ("pwin_before", "pwin_after", "luck", "race_error")
 
 
 class TurnColumns:
-    """Rows of the turns table as columns (name -> list or numpy array), as
-    the compiled core gives them, so that a million rows are not a million
-    dictionaries; :meth:`rows` gives dictionaries for the writers that want them."""
+    """Rows of the turns table as columns (name -> list, numpy array or
+    pyarrow array), as the compiled core gives them, so that a million rows
+    are not a million dictionaries, nor a million strings: the core's text
+    columns stay Arrow arrays over its buffers.  :meth:`rows` gives
+    dictionaries for the writers that want them, :meth:`arrow` a table."""
 
     def __init__(self, columns: dict[str, Any], n: int) -> None:
         self.columns, self.n = columns, n
@@ -102,24 +104,25 @@ class TurnColumns:
     def from_core(cls, data: bytes, text: bytes, path: str, ruleset: str, names: tuple[str, str]) -> TurnColumns:
         """The columns of the rows ``nardtools._core.mat_stats`` packed (``TurnRow`` of stats.h)."""
         import numpy as np
+        import pyarrow as pa
 
         dtype = np.dtype([(c, "<i4") for c in _TURN_INTS] + [(c, "<f8") for c in _TURN_FLOATS])
         rows = np.frombuffer(data, dtype)
         n = len(rows)
-        plays = text.decode("ascii")
-        starts, lengths = rows["play_start"].tolist(), rows["play_len"].tolist()
-        side = rows["side"]
+        # the plays' text is one buffer, in row order: its offsets are the starts, then the end
+        offsets = np.append(rows["play_start"], rows["play_start"][-1] + rows["play_len"][-1] if n else 0)
+        here = np.zeros(n, np.int32)
         columns: dict[str, Any] = {
-            "file": [path] * n, "ruleset": [ruleset] * n,
+            "file": Coded(here, (path,)), "ruleset": Coded(here, (ruleset,)),
             **{c: rows[c].astype("int64") for c in ("game", "turn", "index", "side", "pips_before", "pips_opponent",
                                                      "pips_after", "legal_plays", "dice_used", "dice_lost")},
-            "player": np.where(side == 0, names[0], names[1]).tolist(),
-            "dice": (rows["high"] * 10 + rows["low"]).astype(str).tolist(),
-            "play": [plays[a:a + b] for a, b in zip(starts, lengths)],
+            "player": Coded(rows["side"], names), "dice": Coded(rows["high"] * 10 + rows["low"], _ROLL_LABELS),
+            "play": pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets.astype(np.int64)), pa.py_buffer(text)),
             "forced": rows["legal_plays"] == 1, "race": rows["race"] != 0, "race_exact": rows["race_exact"] != 0,
             **{c: rows[c].copy() for c in _TURN_FLOATS},
-            "legal": np.ones(n, bool), "rule": [None] * n,
-            "best": [None] * n, "error": np.full(n, np.nan), "mark": [None] * n, "eval_luck": np.full(n, np.nan),
+            "legal": np.ones(n, bool), "rule": pa.nulls(n, pa.large_string()),
+            "best": pa.nulls(n, pa.large_string()), "error": np.full(n, np.nan), "mark": pa.nulls(n, pa.large_string()),
+            "eval_luck": np.full(n, np.nan),
         }
         return cls({c: columns[c] for c in SCHEMAS["turns"]}, n)
 
@@ -127,36 +130,107 @@ class TurnColumns:
     def concat(cls, parts: Sequence[TurnColumns]) -> TurnColumns:
         """The rows of ``parts`` in order, as one set of columns."""
         import numpy as np
+        import pyarrow as pa
 
         if len(parts) == 1:
             return parts[0]
         columns: dict[str, Any] = {}
         for c in parts[0].columns:
             values = [p.columns[c] for p in parts]
-            columns[c] = (np.concatenate(values) if all(isinstance(v, np.ndarray) for v in values)
-                          else [x for v in values for x in v])
+            if all(isinstance(v, np.ndarray) for v in values):
+                columns[c] = np.concatenate(values)
+            elif all(isinstance(v, Coded) for v in values):
+                columns[c] = Coded.concat(values)
+            elif all(isinstance(v, pa.Array) for v in values):
+                columns[c] = pa.concat_arrays(values)
+            else:
+                columns[c] = [x for v in values for x in _pylist(v)]
         return cls(columns, sum(p.n for p in parts))
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Each row as a dictionary (NaN as None)."""
-        lists = {c: (v.tolist() if hasattr(v, "tolist") else v) for c, v in self.columns.items()}
+        lists = {c: _pylist(v) for c, v in self.columns.items()}
         for i in range(self.n):
             yield {c: (None if isinstance(v[i], float) and math.isnan(v[i]) else v[i]) for c, v in lists.items()}
 
     def rename_players(self, names: Names) -> None:
-        self.columns["player"] = [names(p) for p in self.columns["player"]]
+        players = self.columns["player"]
+        self.columns["player"] = (Coded(players.codes, tuple(map(names, players.labels))) if isinstance(players, Coded)
+                                  else [names(p) for p in players])
 
     def frame(self, columns: Sequence[str] | None = None) -> Any:
         """A pandas DataFrame with the documented dtypes."""
         import pandas as pd
 
         wanted = list(columns or SCHEMAS["turns"])
-        frame = pd.DataFrame({c: self.columns[c] for c in wanted}, columns=wanted)
+        frame = pd.DataFrame({c: _pylist(self.columns[c]) if not hasattr(self.columns[c], "dtype")
+                              else self.columns[c] for c in wanted}, columns=wanted)
         return frame.astype({c: SCHEMAS["turns"][c] for c in wanted})
 
+    def arrow(self, columns: Sequence[str] | None = None) -> Any:
+        """A pyarrow Table of the rows with the documented types, carrying
+        pandas' metadata (``pandas.read_parquet`` gives the documented dtypes
+        back), built column by column without a pandas frame between."""
+        import pyarrow as pa
 
-# ---------------------------------------------------------------------------
-# Folding files together
+        wanted = list(columns or SCHEMAS["turns"])
+        schema = _turns_schema(tuple(wanted))
+        arrays = []
+        for c in wanted:
+            v, kind = self.columns[c], schema.field(c).type
+            v = v.arrow() if isinstance(v, Coded) else v
+            arrays.append(v if isinstance(v, pa.Array) and v.type == kind else pa.array(v, kind, from_pandas=True))
+        return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _pylist(values: Any) -> list[Any]:
+    return values if isinstance(values, list) else values.to_pylist() if hasattr(values, "to_pylist") else \
+        values.tolist()
+
+
+@dataclass(frozen=True)
+class Coded:
+    """A text column with few distinct values (a file's path, its players,
+    the rolls) as a code per row into its labels: a file's rows cost no
+    string each, and renaming a player renames one label."""
+
+    codes: Any  # numpy integers, one per row
+    labels: tuple[str | None, ...]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def tolist(self) -> list[str | None]:
+        labels = self.labels
+        return [labels[c] for c in self.codes.tolist()]
+
+    def arrow(self) -> Any:
+        import pyarrow as pa
+
+        return pa.array(self.labels, pa.large_string()).take(pa.array(self.codes))
+
+    @staticmethod
+    def concat(parts: Sequence[Coded]) -> Coded:
+        import numpy as np
+
+        index: dict[str | None, int] = {}
+        codes = [np.array([index.setdefault(label, len(index)) for label in p.labels], np.int32)[p.codes]
+                 for p in parts]
+        return Coded(np.concatenate(codes), tuple(index))
+
+
+#: Roll codes (high * 10 + low) -> the roll as the table writes it ("63").
+_ROLL_LABELS = tuple(str(code) if code % 10 and code // 10 else None for code in range(67))
+
+
+@cache
+def _turns_schema(columns: tuple[str, ...]) -> Any:
+    """The Arrow schema of turns columns, with the pandas metadata a frame of
+    the documented dtypes would write."""
+    import pyarrow as pa
+
+    return pa.Schema.from_pandas(TurnColumns.from_rows([]).frame(list(columns)), preserve_index=False)
+
 
 #: Digits after the point that JSON output keeps.
 JSON_DIGITS = 6

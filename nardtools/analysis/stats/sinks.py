@@ -8,15 +8,11 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Sequence
+from typing import IO, Any, Sequence
 
 from ...errors import AnalysisError
 from .schema import _IDENTIFIERS, JSON_DIGITS, SCHEMAS, TurnColumns, check_columns
 
-if TYPE_CHECKING:
-    pass
-
-#: Column name -> pandas dtype, for every table (``docs/stats.md`` explains them).
 
 class TableSink:
     """Rows of one table streamed to a file (csv, json or parquet), written
@@ -58,14 +54,13 @@ class TableSink:
                 self.rows += 1
 
     def _flush(self) -> None:
-        import pyarrow as pa
         import pyarrow.parquet as pq
 
         if not self._pending:
             return
         turns = TurnColumns.concat(self._pending)
         self._pending = []
-        table = pa.Table.from_pandas(turns.frame(self.columns), preserve_index=False)
+        table = turns.arrow(self.columns)
         if self._writer is None:
             self._writer = pq.ParquetWriter(self.tmp, table.schema)
         self._writer.write_table(table)
