@@ -13,6 +13,7 @@ record files below folders.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -92,15 +93,30 @@ def expand_paths(paths: Iterable[str | Path]) -> list[str]:
     files: list[str] = []
     for p in map(Path, paths):
         if str(p) != "-" and p.is_dir():
-            found = []
-            for f in p.rglob("*"):
-                suffix = f.suffix.lower()
-                if suffix in RECORD_SUFFIXES and f.is_file() and (suffix != ".txt" or _looks_like_record(f)):
-                    found.append(str(f))
-            files.extend(sorted(found))
+            files.extend(sorted(_records_below(str(p))))
         else:
             files.append(str(p))
     return files
+
+
+def _records_below(folder: str) -> Iterator[str]:
+    """The record files below ``folder`` (a walk by ``os.scandir``: a
+    pathlib object a file costs more than validating a small one)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):   # (as Path.rglob: links to folders are not followed)
+                yield from _records_below(entry.path)
+                continue
+            suffix = os.path.splitext(entry.name)[1].lower()
+            if suffix in RECORD_SUFFIXES and entry.is_file() and (suffix != ".txt" or _looks_like_record(
+                    Path(entry.path))):
+                yield entry.path
+        except OSError:
+            continue
 
 
 def read_games(source: str | Path, *, rules: str | None = None, encoding: str | None = None,

@@ -127,6 +127,14 @@ def _replay_job(args: tuple[Any, ...]) -> FileReport:
 SMALL_ARCHIVE = 4 << 20
 
 
+#: Files a thread looks at in one task (see :func:`validate_paths`).
+LOOK_RUN = 32
+
+
+def _look_run(run: list[tuple[Any, ...]]) -> list[FileReport | None]:
+    return [vouched(*w) for w in run]
+
+
 def _total_size(files: list[str]) -> int:
     total = 0
     for f in files:
@@ -155,31 +163,35 @@ def validate_paths(files: list[str], rules: str | None = None, options: Mapping[
     if jobs == 1:
         yield from (validate_file(*w) for w in work)
         return
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     pool = None  # started at the first file that needs the replay
-    pending: deque[Any] = deque()  # futures of reports, in file order
+    pending: deque[Future[FileReport]] = deque()  # reports, in file order
     try:
         with ThreadPoolExecutor(jobs) as threads:
-            looks = deque((w, threads.submit(vouched, *w)) for w in work)
+            # files looked at in runs of LOOK_RUN a thread: a file's own task costs more than its look
+            looks = deque((run, threads.submit(_look_run, run)) for run in
+                          (work[i:i + LOOK_RUN] for i in range(0, len(work), LOOK_RUN)))
             while looks or pending:
                 while looks and looks[0][1].done():
-                    w, look = looks.popleft()
-                    quick = look.result()
-                    if quick is None:
-                        if pool is None:
-                            from .._workers import worker_pool  # (a process pool only when asked for)
+                    run, look = looks.popleft()
+                    for w, quick in zip(run, look.result()):
+                        if quick is None:
+                            if pool is None:
+                                from .._workers import worker_pool  # (a process pool only when asked for)
 
-                            pool = worker_pool(jobs)
-                        pending.append(pool.submit(_replay_job, w))
-                    else:
-                        pending.append(look)
+                                pool = worker_pool(jobs)
+                            pending.append(pool.submit(_replay_job, w))
+                        else:
+                            done: Future[FileReport] = Future()
+                            done.set_result(quick)
+                            pending.append(done)
                 while pending and pending[0].done():
                     yield pending.popleft().result()
                 if pending and not looks:
                     yield pending.popleft().result()
                 elif looks:
-                    looks[0][1].result()  # wait for the next look
+                    looks[0][1].result()  # wait for the next run of looks
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
