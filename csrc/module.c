@@ -741,18 +741,17 @@ static PyObject *py_bearoff_two_sided(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* net_forward(inputs, hidden, outputs, w1, b1, w2, b2, boards, out): see the method table. */
+/* net_forward(encoding, hidden, outputs, w1, b1, w2, b2, boards, out): see the method table. */
 static PyObject *py_net_forward(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     if (nargs != 9) return PyErr_Format(PyExc_TypeError, "net_forward takes 9 arguments");
-    int inputs = (int)PyLong_AsLong(args[0]), hidden = (int)PyLong_AsLong(args[1]);
-    int outputs = (int)PyLong_AsLong(args[2]);
+    int encoding = (int)PyLong_AsLong(args[0]), hidden = (int)PyLong_AsLong(args[1]);
+    int outputs = (int)PyLong_AsLong(args[2]), inputs = net_inputs(encoding);
     if (PyErr_Occurred()) return NULL;
-    if ((inputs != NET_INPUTS && inputs != NET_RACE_INPUTS) || hidden < 1 || hidden > 4096 || outputs < 1
-        || outputs > NET_MAX_OUTPUTS)
-        return PyErr_Format(PyExc_ValueError, "a network of %d or %d inputs, 1-4096 hidden units and 1-%d outputs",
-                            NET_INPUTS, NET_RACE_INPUTS, NET_MAX_OUTPUTS);
+    if (!inputs || hidden < 1 || hidden > 4096 || outputs < 1 || outputs > NET_MAX_OUTPUTS)
+        return PyErr_Format(PyExc_ValueError, "a network of encoding 0-%d, 1-4096 hidden units and 1-%d outputs",
+                            NET_ENCODINGS - 1, NET_MAX_OUTPUTS);
     Py_buffer v[6];
     const char *what[6] = {"w1", "b1", "w2", "b2", "boards", "out"};
     int got = 0;
@@ -774,7 +773,7 @@ static PyObject *py_net_forward(PyObject *self, PyObject *const *args, Py_ssize_
             if (!scratch) {
                 PyErr_NoMemory();
             } else {
-                Net net = {inputs, hidden, outputs, v[0].buf, v[1].buf, v[2].buf, v[3].buf};
+                Net net = {encoding, hidden, outputs, v[0].buf, v[1].buf, v[2].buf, v[3].buf};
                 Py_BEGIN_ALLOW_THREADS
                 net_forward(&net, v[4].buf, rows, v[5].buf, scratch);
                 Py_END_ALLOW_THREADS
@@ -838,8 +837,9 @@ static PyMethodDef methods[] = {
     {"bearoff_two_sided", py_bearoff_two_sided, METH_VARARGS,
      "bearoff_two_sided(rows, order, win)\n\nExact two-sided P(win) (nardtools.analysis.twosided)."},
     {"net_forward", (PyCFunction)(void (*)(void))py_net_forward, METH_FASTCALL,
-     "net_forward(inputs, hidden, outputs, w1, b1, w2, b2, boards, out)\n\n"
-     "A network's outputs of board rows (nardtools.analysis.nets.Network): float32 weights in C order\n"
+     "net_forward(encoding, hidden, outputs, w1, b1, w2, b2, boards, out)\n\n"
+     "A network's outputs of board rows (nardtools.analysis.nets.Network; encoding: 0 board, 1 race,\n"
+     "2 and 3 contact for backgammon and Long Nardy): float32 weights in C order\n"
      "(w1 inputs x hidden; w2 hidden x 8 and b2 8, the outputs padded with zeros), boards int8 rows\n"
      "of 52, out float32 rows x outputs."},
     {"deferred", py_deferred, METH_NOARGS,

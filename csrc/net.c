@@ -5,12 +5,95 @@
  * In float32, as the numpy reference: the two differ by the order of their
  * sums and exp's last bits (the differential test holds 1e-6). */
 
+#include <stdint.h>
 #include "net.h"
 
+int net_inputs(int encoding)
+{
+    static const int inputs[NET_ENCODINGS] = {NET_INPUTS, NET_RACE_INPUTS, NET_CONTACT_INPUTS, NET_CONTACT_INPUTS};
+    return encoding >= 0 && encoding < NET_ENCODINGS ? inputs[encoding] : 0;
+}
+
+/* ------------------------------------------------------------------ contact features (nets.contact_features) */
+
+static int longest_run(uint32_t m)
+{
+    int run = 0;
+    for (; m; m &= m << 1) run++;
+    return run;
+}
+
+/* nets._shots: of the 36 rolls, those with which `hitter` hits a blot of `victim` (both in own numbering). */
+static int shots(const signed char *hitter, const signed char *victim)
+{
+    uint32_t blot = 0, open = 0, src = 0;
+    for (int p = 1; p <= 24; p++) {
+        if (victim[25 - p] == 1) blot |= 1u << p;
+        if (victim[25 - p] < 2) open |= 1u << p;
+    }
+    const int on_bar = hitter[25];
+    if (on_bar > 0) src = 1u << 25;
+    else
+        for (int p = 1; p <= 24; p++) if (hitter[p] > 0) src |= 1u << p;
+    const int combine = on_bar <= 1, steps = on_bar > 0 ? (5 - on_bar > 1 ? 5 - on_bar : 1) : 4;
+    int count = 0;
+    for (int a = 1; a <= 6; a++)
+        for (int b = 1; b <= 6; b++) {
+            int hit = 0;
+            if (a == b) {
+                uint32_t m = src;
+                for (int k = 1; k <= steps; k++) {
+                    m >>= a;
+                    hit |= (m & blot) != 0;
+                    m &= open;
+                }
+            } else {
+                hit = ((src >> a) & blot) || ((src >> b) & blot)
+                      || (combine && ((((src >> a) & open) >> b | ((src >> b) & open) >> a) & blot));
+            }
+            count += hit;
+        }
+    return count;
+}
+
+/* nets._side_features: shots, prime, mobility, behind of the side `me` against `opp`. */
+static void side_features(const signed char *me, const signed char *opp, int lng, float *out)
+{
+    signed char there[26] = {0};   /* the opponent's checkers at my numbering's points (its bar at 0) */
+    uint32_t blocked = 0;
+    int shot = 0;
+    if (lng) {
+        for (int q = 1; q <= 24; q++) there[(q + 11) % 24 + 1] = opp[q];
+        for (int p = 1; p <= 24; p++) if (there[p] > 0) blocked |= 1u << p;
+    } else {
+        for (int p = 0; p <= 24; p++) there[p] = opp[25 - p];
+        for (int p = 1; p <= 24; p++) if (there[p] >= 2) blocked |= 1u << p;
+        shot = shots(opp, me);
+    }
+    uint32_t occupied = 0, theirs = 0;
+    for (int p = 1; p <= 25; p++) if (me[p] > 0) occupied |= 1u << p;
+    for (int p = 0; p <= 24; p++) if (there[p] > 0) theirs |= 1u << p;
+    const int rear = occupied ? 31 - __builtin_clz(occupied) : 0;
+    const int prime = longest_run(blocked & ((1u << rear) - 2));
+    int mobile = 0;
+    if (rear > 0)
+        for (int a = 1; a <= 6; a++)
+            for (int b = 1; b <= 6; b++)
+                mobile += rear - a <= 0 || !(blocked >> (rear - a) & 1) || rear - b <= 0 || !(blocked >> (rear - b) & 1);
+    const int front = theirs ? __builtin_ctz(theirs) : 26;
+    int behind = 0;
+    for (int p = front + 1; p <= 25; p++) behind += me[p];
+    out[0] = (float)shot / 36.0f;
+    out[1] = (float)prime / 6.0f;
+    out[2] = (float)mobile / 36.0f;
+    out[3] = (float)behind / 15.0f;
+}
+
 /* The inputs of one board that are not zero, as (index, value) pairs. */
-static int sparse_inputs(const signed char *board, int race, int *index, float *value)
+static int sparse_inputs(const signed char *board, int encoding, int *index, float *value)
 {
     int n = 0;
+    const int race = encoding == NET_RACE;
     for (int side = 0; side < 2; side++) {
         const signed char *c = board + 26 * side;
         long pips = 0;
@@ -28,6 +111,12 @@ static int sparse_inputs(const signed char *board, int race, int *index, float *
         if (pips) { index[n] = 196 + side; value[n++] = (float)pips / 100.0f; }
         if (race)
             for (int k = 1; k <= 15 && k <= c[0]; k++) { index[n] = NET_INPUTS + side * 15 + k - 1; value[n++] = 1.0f; }
+        if (encoding == NET_CONTACT_BACKGAMMON || encoding == NET_CONTACT_LONG) {
+            float f[4];
+            side_features(c, board + 26 * (1 - side), encoding == NET_CONTACT_LONG, f);
+            for (int k = 0; k < 4; k++)
+                if (f[k] != 0.0f) { index[n] = NET_INPUTS + side * 4 + k; value[n++] = f[k]; }
+        }
     }
     return n;
 }
@@ -60,11 +149,11 @@ __attribute__((target_clones("avx2", "default")))
 #endif
 void net_forward(const Net *net, const signed char *boards, long long rows, float *out, float *h)
 {
-    int index[NET_RACE_INPUTS];
-    float value[NET_RACE_INPUTS];
-    const int hidden = net->hidden, outputs = net->outputs, race = net->inputs == NET_RACE_INPUTS;
+    int index[NET_MAX_INPUTS];
+    float value[NET_MAX_INPUTS];
+    const int hidden = net->hidden, outputs = net->outputs;
     for (long long r = 0; r < rows; r++) {
-        int n = sparse_inputs(boards + 52 * r, race, index, value);
+        int n = sparse_inputs(boards + 52 * r, net->encoding, index, value);
         for (int j = 0; j < hidden; j++) h[j] = net->b1[j];
         for (int i = 0; i < n; i++) {
             const float *w = net->w1 + (long long)index[i] * hidden;

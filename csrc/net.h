@@ -6,12 +6,20 @@
 
 #define NET_INPUTS 198          /* as nardtools.analysis.nets.INPUTS */
 #define NET_RACE_INPUTS 228     /* ... RACE_INPUTS: with each side's checkers off as a thermometer */
+#define NET_CONTACT_INPUTS 206  /* ... CONTACT_INPUTS: with each side's contact features */
+#define NET_MAX_INPUTS NET_RACE_INPUTS
 #define NET_MAX_OUTPUTS 8
+
+/* The encodings (nardtools.analysis.nets._CORE_ENCODINGS). */
+enum { NET_BOARD, NET_RACE, NET_CONTACT_BACKGAMMON, NET_CONTACT_LONG, NET_ENCODINGS };
+
+/* The inputs of an encoding. */
+int net_inputs(int encoding);
 
 /* A network's weights (float32, C order): w1 inputs x hidden, w2 hidden x
  * NET_MAX_OUTPUTS and b2 NET_MAX_OUTPUTS (the outputs, then zeros). */
 typedef struct {
-    int inputs, hidden, outputs;
+    int encoding, hidden, outputs;
     const float *w1, *b1, *w2, *b2;
 } Net;
 

@@ -121,13 +121,15 @@ def _forward(core: object, rng: random.Random) -> None:
     from nardtools.analysis.nets import Network
 
     game = rng.choice(("long", "backgammon"))
-    net = Network.random(game, rng.choice((1, 7, 64)), rng.randrange(1000), race_points=rng.choice((0, 6)))
+    race = rng.choice((0, 6))
+    net = Network.random(game, rng.choice((1, 7, 64)), rng.randrange(1000), race_points=race,
+                         encoding="board" if race else rng.choice(("board", "contact")))
     boards = np.array([[rng.randrange(-128, 128) for _ in range(52)] for _ in range(rng.randrange(4))], np.int8)
     hidden, k = net.w2.shape
     w2, b2 = np.zeros((hidden, 8), np.float32), np.zeros(8, np.float32)
     w2[:, :k], b2[:k] = net.w2, net.b2
     out = np.empty((len(boards), k), np.float32)
-    core.net_forward(net.inputs, hidden, k, net.w1, net.b1, w2, b2, boards, out)  # type: ignore[attr-defined]
+    core.net_forward(net.compiled_encoding, hidden, k, net.w1, net.b1, w2, b2, boards, out)  # type: ignore[attr-defined]
     if len(boards) and np.abs(out - net(net.encode(boards))).max() > 1e-5:
         raise AssertionError(f"the compiled forward pass is not numpy's on {boards.tolist()}")
 

@@ -16,9 +16,11 @@ from nardtools import Position, Roll, find_ruleset
 from nardtools.analysis.evaluate import evaluate, hint
 from nardtools.analysis.nets import (
     CLASSES,
+    INPUTS,
     Network,
     boards_of,
     consistent,
+    contact_features,
     encode,
     equity,
     flip,
@@ -379,6 +381,60 @@ def test_the_compiled_forward_pass_is_numpys(game, kind):
         assert np.array_equal(net.probabilities(rows[:1]), consistent(compiled[:1], game))
 
 
+def _feature_reader(game: str) -> Network:
+    """A contact network whose outputs are its contact features (through
+    two sigmoids): the board's inputs weigh nothing, feature k of the first
+    outputs goes straight to output k, so a feature the core reckons
+    otherwise than numpy (by a 36th) shows."""
+    net = Network.random(game, 8, seed=1, encoding="contact")
+    net.w1[:] = 0
+    net.w1[INPUTS:INPUTS + 8] = 4 * np.eye(8, dtype=np.float32)
+    net.b1[:] = 0
+    net.w2[:] = 0
+    k = len(CLASSES[game])
+    net.w2[:k, :k] = 4 * np.eye(k, dtype=np.float32)
+    net.b2[:] = 0
+    return net
+
+
+@pytest.mark.parametrize("game", ["long", "backgammon"])
+def test_the_compiled_contact_features_are_numpys(game):
+    """The contact features (nets.contact_features) in csrc/net.c against
+    numpy's, within 1e-6, on self-play positions and every result of their
+    rolls, through a network that shows them and a wide random one."""
+    from nardtools.analysis.selfplay import roll_successors
+    from nardtools.core import CORE, reference_engine
+
+    if CORE is None:
+        pytest.skip("the compiled core is not built")
+    boards = np.array(_positions(game, 2))
+    rows = np.concatenate([boards, roll_successors(find_ruleset(game).rules, boards[::5])[0]])
+    features = contact_features(rows, game)
+    assert (features[:, 0] > 0).any() == (game == "backgammon") and (features[:, 1] >= 2 / 6).any()
+    for net in (_feature_reader(game), Network.random(game, 256, seed=5, encoding="contact")):
+        with reference_engine():
+            reference = net.outputs(rows)
+        assert np.abs(net.outputs(rows) - reference).max() <= 1e-6
+
+
+def test_shots_are_the_published_table():
+    """A lone checker's shots at a blot 1 to 12 pips away with nothing in
+    between: the counts every backgammon book gives (11 12 14 15 15 17 6 6
+    5 3 2 3), then what a point in between and checkers on the bar change."""
+    def shots(distance, hitter=13, block=0, bar=0):
+        board = np.zeros((1, 52), np.int8)    # the side on roll's blot, the other side's hitter (its numbering)
+        board[0, 25 - (hitter - distance)] = 1
+        board[0, 26 + hitter] = 1 if hitter < 25 else bar
+        if block:
+            board[0, 25 - (hitter - block)] = 2   # a point of the side on roll's, `block` pips in front
+        return round(float(contact_features(board, "backgammon")[0, 0]) * 36)
+
+    assert [shots(d) for d in range(1, 13)] == [11, 12, 14, 15, 15, 17, 6, 6, 5, 3, 2, 3]
+    assert [shots(6, block=j) for j in (1, 2, 3, 4, 5)] == [17, 16, 16, 16, 17]  # 33 or 22 cannot pass
+    # from the bar, four away: 15 with one there; with more, no 31, and a double's steps go to entering
+    assert [shots(4, hitter=25, bar=n) for n in (1, 2, 3, 4)] == [15, 12, 12, 11]
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(-128, 127), min_size=52, max_size=52), st.sampled_from(["long", "backgammon"]))
 def test_the_compiled_forward_pass_reads_any_board_as_numpy_does(board, game):
@@ -389,7 +445,8 @@ def test_the_compiled_forward_pass_reads_any_board_as_numpy_does(board, game):
     if CORE is None:
         return
     rows = np.array([board], np.int8)
-    for net in (Network.random(game, 24, seed=2), Network.random(game, 24, seed=2, race_points=8)):
+    for net in (Network.random(game, 24, seed=2), Network.random(game, 24, seed=2, race_points=8),
+                Network.random(game, 24, seed=2, encoding="contact"), _feature_reader(game)):
         with reference_engine():
             reference = net.outputs(rows)
         assert np.abs(net.outputs(rows) - reference).max() <= 1e-5
@@ -403,15 +460,17 @@ def test_the_compiled_forward_pass_checks_its_arguments():
     net = Network.random("backgammon", 8, seed=1)
     w2, b2 = np.zeros((8, 8), np.float32), np.zeros(8, np.float32)
     rows, out = np.zeros((2, 52), np.int8), np.zeros((2, 5), np.float32)
-    CORE.net_forward(198, 8, 5, net.w1, net.b1, w2, b2, rows, out)
-    with pytest.raises(ValueError, match="inputs"):
-        CORE.net_forward(199, 8, 5, net.w1, net.b1, w2, b2, rows, out)
+    CORE.net_forward(0, 8, 5, net.w1, net.b1, w2, b2, rows, out)
+    with pytest.raises(ValueError, match="encoding"):
+        CORE.net_forward(4, 8, 5, net.w1, net.b1, w2, b2, rows, out)
+    with pytest.raises(ValueError, match="w1 has the wrong size"):   # a board network's weights, contact inputs
+        CORE.net_forward(2, 8, 5, net.w1, net.b1, w2, b2, rows, out)
     with pytest.raises(ValueError, match="w1 has the wrong size"):
-        CORE.net_forward(198, 9, 5, net.w1, net.b1, np.zeros((9, 8), np.float32), b2, rows, out)
+        CORE.net_forward(0, 9, 5, net.w1, net.b1, np.zeros((9, 8), np.float32), b2, rows, out)
     with pytest.raises(ValueError, match="out has the wrong size"):
-        CORE.net_forward(198, 8, 5, net.w1, net.b1, w2, b2, rows, np.zeros((3, 5), np.float32))
+        CORE.net_forward(0, 8, 5, net.w1, net.b1, w2, b2, rows, np.zeros((3, 5), np.float32))
     with pytest.raises(BufferError):
-        CORE.net_forward(198, 8, 5, net.w1, net.b1, w2, b2, rows, out.tobytes())  # read-only
+        CORE.net_forward(0, 8, 5, net.w1, net.b1, w2, b2, rows, out.tobytes())  # read-only
 
 
 @pytest.mark.parametrize("game", ["long", "backgammon"])

@@ -5,6 +5,7 @@ start that changes nothing, and a run that resumes to the same weights."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from nardtools import find_ruleset
@@ -12,6 +13,7 @@ from nardtools.analysis.evaluate import Evaluator, load_networks
 from nardtools.analysis.nets import Network, finished
 from nardtools.analysis.searchnet import collect, main_domain, search_targets, widen
 from nardtools.cli import app
+from nardtools.errors import AnalysisError
 
 
 def test_widening_keeps_the_networks_function():
@@ -19,6 +21,27 @@ def test_widening_keeps_the_networks_function():
     wide = widen(net, 40, seed=9)
     rows = collect("long", 1, weights=None)[:50]
     assert wide.w1.shape == (198, 40) and np.array_equal(wide.outputs(rows), net.outputs(rows))
+
+
+@pytest.mark.parametrize("game", ["long", "backgammon"])
+def test_contact_inputs_start_silent_and_survive_saving(game, tmp_path):
+    """A board network given the contact inputs (zero weights) answers as
+    before, in the core and in numpy; saved and loaded, it keeps its encoding;
+    no other encoding can be given."""
+    from nardtools.core import reference_engine
+
+    net = Network.random(game, 12, seed=4)
+    wide = widen(net, 16, seed=9, encoding="contact")
+    rows = collect(game, 1, weights=None)[:80]
+    assert wide.encoding == "contact" and wide.w1.shape == (206, 16)
+    assert np.abs(wide.outputs(rows) - net.outputs(rows)).max() <= 1e-6
+    with reference_engine():
+        assert np.abs(wide.outputs(rows) - net.outputs(rows)).max() <= 1e-6
+    wide.save(tmp_path / "contact.npz")
+    again = Network.load(tmp_path / "contact.npz")
+    assert again.encoding == "contact" and np.array_equal(again.outputs(rows), wide.outputs(rows))
+    with pytest.raises(AnalysisError, match="cannot give"):
+        widen(wide, 16, seed=9, encoding="board")
 
 
 def test_collected_positions_are_the_main_networks_and_reproducible():

@@ -65,6 +65,9 @@ FORMAT_VERSION = 1
 BATCH = 4096
 #: The compiled forward pass's outputs, padded (csrc/net.h's NET_MAX_OUTPUTS).
 _PADDED = 8
+#: The compiled forward pass's encodings (csrc/net.h's NET_BOARD ...).
+_CORE_ENCODINGS = {("board", "backgammon"): 0, ("board", "long"): 0, ("race", "backgammon"): 1, ("race", "long"): 1,
+                   ("contact", "backgammon"): 2, ("contact", "long"): 3}
 
 
 def boards_of(positions: Iterable[Position]) -> np.ndarray:
@@ -111,6 +114,125 @@ def encode_race(boards: np.ndarray) -> np.ndarray:
     off = np.asarray(boards, np.float32).reshape(n, 2, 26)[:, :, 0]
     x[:, INPUTS:] = (off[:, :, None] >= _OFF).reshape(n, 30)
     return x
+
+
+#: A contact network's inputs: :func:`encode`'s, then four features for each
+#: side (the side on roll first), the kind of knowledge gnubg's inputs add to
+#: the raw board (:func:`contact_features`).
+CONTACT_INPUTS = INPUTS + 8
+#: Each encoding's input count (a network's ``encoding`` in its metadata).
+ENCODINGS = {"board": INPUTS, "race": RACE_INPUTS, "contact": CONTACT_INPUTS}
+_BIT = np.int64(1) << np.arange(26, dtype=np.int64)
+#: Each of the 36 rolls, ordered.
+_ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]
+
+
+def _bits(where: np.ndarray) -> np.ndarray:
+    """(n, k) booleans, k <= 26, as (n,) bit masks (bit p: point p)."""
+    return where.astype(np.int64) @ _BIT[:where.shape[1]]
+
+
+def _longest_run(mask: np.ndarray) -> np.ndarray:
+    """The longest run of set bits of each mask."""
+    run = np.zeros(len(mask), np.int64)
+    mask = mask.copy()
+    while mask.any():
+        run += mask != 0
+        mask &= mask << 1
+    return run
+
+
+def _shots(hitter: np.ndarray, victim: np.ndarray) -> np.ndarray:
+    """Of the 36 rolls, how many let ``hitter`` (n, 26 counts, own numbering)
+    hit a blot of ``victim`` (backgammon): a checker lands on the blot with
+    one die, or with the dice in turn through open points (doubles: up to
+    four steps).  A hitter on the bar hits only from the bar, with both
+    dice only when it has one checker there, and with a double's fewer
+    steps the more it has there (it must enter them first)."""
+    mine = victim[:, ::-1]   # the victim's point 25 - p, at p: the hitter's numbering
+    blot = _bits(mine == 1) & ~np.int64(1 | 1 << 25)
+    open_ = _bits(mine < 2) & ~np.int64(1 | 1 << 25)
+    on_bar = hitter[:, 25].astype(np.int64)
+    src = np.where(on_bar > 0, np.int64(1) << 25, _bits(hitter > 0) & ~np.int64(1))
+    combine = on_bar <= 1
+    steps = np.where(on_bar > 0, np.maximum(1, 5 - on_bar), 4)
+    count = np.zeros(len(hitter), np.int64)
+    for a, b in _ROLLS:
+        if a == b:
+            hit = np.zeros(len(hitter), bool)
+            m = src
+            for k in range(1, 5):
+                m = m >> a
+                hit |= ((m & blot) != 0) & (k <= steps)
+                m = m & open_
+        else:
+            hit = ((src >> a) & blot) != 0
+            hit |= ((src >> b) & blot) != 0
+            hit |= combine & (((((src >> a) & open_) >> b) | (((src >> b) & open_) >> a)) & blot != 0)
+        count += hit
+    return count
+
+
+def _side_features(me: np.ndarray, opp: np.ndarray, game: str) -> np.ndarray:
+    """The four contact features of one side (:func:`contact_features`)."""
+    n = len(me)
+    if game == "long":   # the opponent's point q is my point q + 12 (mod 24); no bar, no hitting
+        there = np.zeros_like(opp)
+        there[:, 1:25] = np.roll(opp[:, 1:25], 12, axis=1)
+        blocked = _bits(there > 0)
+        shots = np.zeros(n, np.int64)
+    else:                # the opponent's point q is my point 25 - q, its bar my 0
+        there = opp[:, ::-1]
+        blocked = _bits(there >= 2) & ~np.int64(1 | 1 << 25)
+        shots = _shots(opp, me)
+    occupied = _bits(me > 0) & ~np.int64(1)
+    rear = np.where(occupied > 0, np.floor(np.log2(np.maximum(occupied, 1))).astype(np.int64), 0)
+    prime = _longest_run(blocked & ((np.int64(1) << rear) - 2))
+    mobile = np.zeros(n, np.int64)
+    for a, b in _ROLLS:
+        ok = np.zeros(n, bool)
+        for d in {a, b}:
+            ok |= (rear - d <= 0) | ((blocked >> np.maximum(rear - d, 0)) & 1 == 0)
+        mobile += ok & (rear > 0)
+    theirs = _bits(there[:, :25] > 0)
+    front = np.where(theirs > 0, np.log2(np.maximum(theirs & -theirs, 1)).astype(np.int64), 26)
+    behind = np.where(np.arange(26) > front[:, None], me, 0)[:, 1:26].sum(axis=1)
+    out = np.empty((n, 4), np.float32)
+    out[:, 0] = shots.astype(np.float32) / np.float32(36)
+    out[:, 1] = prime.astype(np.float32) / np.float32(6)
+    out[:, 2] = mobile.astype(np.float32) / np.float32(36)
+    out[:, 3] = behind.astype(np.float32) / np.float32(15)
+    return out
+
+
+def contact_features(boards: np.ndarray, game: str) -> np.ndarray:
+    """The (n, 8) contact features of board rows: for each side (the side on
+    roll first), seen from that side,
+
+    0. *shots*: the rolls of 36 with which the other side hits one of its
+       blots (:func:`_shots`; none in Long Nardy, where nothing is hit);
+    1. *prime*: the longest run of points the other side holds (backgammon:
+       two checkers or more; Long Nardy: one) in front of its rearmost
+       checker, in sixths;
+    2. *mobility*: the rolls of 36 with which its rearmost checker can take
+       a step (a die landing on a point not held, or bearing off);
+    3. *behind*: its checkers that still have one of the other side's in
+       front of them (a checker on the other side's bar is in front of all),
+       in fifteenths: how much contact is left.
+
+    >>> from nardtools import Position
+    >>> start = boards_of([Position.start("backgammon")])    # only 55 keeps the back checkers in
+    >>> (contact_features(start, "backgammon") * [36, 6, 36, 15] * 2).round().tolist()
+    [[0.0, 1.0, 35.0, 15.0, 0.0, 1.0, 35.0, 15.0]]
+    """
+    sides = np.asarray(boards, np.int64).reshape(-1, 2, 26)
+    return np.concatenate([_side_features(sides[:, 0], sides[:, 1], game),
+                           _side_features(sides[:, 1], sides[:, 0], game)], axis=1)
+
+
+def encode_contact(boards: np.ndarray, game: str) -> np.ndarray:
+    """The (n, 206) float32 inputs of a contact network (:data:`CONTACT_INPUTS`)."""
+    return np.concatenate([encode(boards), contact_features(boards, game)], axis=1)
 
 
 def flip(p: np.ndarray, game: str) -> np.ndarray:
@@ -235,15 +357,18 @@ class Network:
     meta: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def random(cls, game: str, hidden: int, seed: int, *, race_points: int = 0) -> Network:
+    def random(cls, game: str, hidden: int, seed: int, *, race_points: int = 0, encoding: str = "board") -> Network:
         """Small random weights (training starts here); with ``race_points``,
-        a race network for the races within those points."""
+        a race network for the races within those points; ``encoding`` the
+        main network's inputs (:data:`ENCODINGS`)."""
         rng = np.random.default_rng(seed)
         k = len(CLASSES[game])
         meta: dict[str, Any] = {"game": game, "hidden": hidden, "games": 0}
         if race_points:
             meta.update(kind="race", points=race_points)
-        return cls(game, (rng.standard_normal((RACE_INPUTS if race_points else INPUTS, hidden)) * 0.1)
+        elif encoding != "board":
+            meta.update(encoding=encoding)
+        return cls(game, (rng.standard_normal((RACE_INPUTS if race_points else ENCODINGS[encoding], hidden)) * 0.1)
                    .astype(np.float32), np.zeros(hidden, np.float32),
                    (rng.standard_normal((hidden, k)) * 0.1).astype(np.float32), np.zeros(k, np.float32), meta)
 
@@ -253,12 +378,25 @@ class Network:
         return self.meta.get("kind") == "race"
 
     @property
+    def encoding(self) -> str:
+        """Its inputs (:data:`ENCODINGS`): ``board``, a race network's ``race``,
+        or ``contact`` (the board and :func:`contact_features`)."""
+        return str(self.meta.get("encoding") or ("race" if self.is_race else "board"))
+
+    @property
     def inputs(self) -> int:
-        """How many inputs its encoding gives (:data:`INPUTS`, a race network's :data:`RACE_INPUTS`)."""
-        return RACE_INPUTS if self.is_race else INPUTS
+        """How many inputs its encoding gives."""
+        return ENCODINGS[self.encoding]
+
+    @property
+    def compiled_encoding(self) -> int:
+        """Its encoding's number in the compiled forward pass (``csrc/net.h``)."""
+        return _CORE_ENCODINGS[self.encoding, self.game]
 
     def encode(self, rows: np.ndarray) -> np.ndarray:
         """Board rows as this network's inputs."""
+        if self.encoding == "contact":
+            return encode_contact(rows, self.game)
         return encode_race(rows) if self.is_race else encode(rows)
 
     @property
@@ -304,7 +442,7 @@ class Network:
         b2 = np.zeros(_PADDED, np.float32)
         b2[:k] = self.b2
         out = np.empty((len(rows), k), np.float32)
-        core.net_forward(self.inputs, hidden, k, np.ascontiguousarray(self.w1), np.ascontiguousarray(self.b1),
+        core.net_forward(self.compiled_encoding, hidden, k, np.ascontiguousarray(self.w1), np.ascontiguousarray(self.b1),
                          w2, b2, rows, out)
         return out
 
@@ -343,7 +481,10 @@ class Network:
         race = meta.get("kind") == "race"
         if race and not 2 <= int(meta.get("points", 0)) <= 12:
             raise AnalysisError(f"{path}: a race network needs its points (2 to 12), not {meta.get('points')!r}")
-        if w1.shape[0] != (RACE_INPUTS if race else INPUTS) or w1.shape[1] != b1.shape[0] or w2.shape != (b1.shape[0], k) or b2.shape != (k,):
+        encoding = meta.get("encoding") or ("race" if race else "board")
+        if encoding not in ENCODINGS or (encoding == "race") != race:
+            raise AnalysisError(f"{path}: weights for inputs {encoding!r}, which this nardtools does not encode")
+        if w1.shape[0] != ENCODINGS[encoding] or w1.shape[1] != b1.shape[0] or w2.shape != (b1.shape[0], k) or b2.shape != (k,):
             raise AnalysisError(f"{path}: the weights' shapes do not fit a {game} network")
         if not all(np.isfinite(a).all() for a in arrays):
             raise AnalysisError(f"{path}: the weights hold NaN or infinite numbers")

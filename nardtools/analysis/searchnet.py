@@ -41,7 +41,7 @@ import numpy as np
 
 from .._io import write_atomically
 from ..errors import AnalysisError
-from .nets import Network, Networks, finished
+from .nets import ENCODINGS, Network, Networks, finished
 from .supervised import HALVING, Fit, arrays
 
 if TYPE_CHECKING:
@@ -149,36 +149,47 @@ def search_targets(game: str, rows: np.ndarray, folder: Path, *, ply: int = 1, w
         raise AnalysisError(f"{folder}: a damaged part of the targets ({e}); delete it to compute it again") from None
 
 
-def widen(net: Network, hidden: int, seed: int) -> Network:
-    """``net`` with ``hidden`` hidden units, the same function: its own units
-    first, the new ones with small random input weights and zero output
-    weights (silent until fitting moves them)."""
+def widen(net: Network, hidden: int, seed: int, encoding: str | None = None) -> Network:
+    """``net`` with ``hidden`` hidden units, and with ``encoding``'s inputs
+    (one that extends its own: ``board`` to ``contact``), the same function:
+    its own units first, the new ones with small random input weights and
+    zero output weights, the new inputs with zero weights (silent until
+    fitting moves them)."""
     if hidden < net.w1.shape[1]:
         raise AnalysisError(f"cannot widen a network of {net.w1.shape[1]} hidden units to {hidden}")
+    encoding = encoding or net.encoding
+    if net.encoding not in ("board", encoding) or encoding == "race":
+        raise AnalysisError(f"cannot give a network of {net.encoding!r} inputs the inputs {encoding!r}")
     rng = np.random.default_rng(seed)
     extra = hidden - net.w1.shape[1]
     w1 = np.concatenate([net.w1, (rng.standard_normal((net.w1.shape[0], extra)) * 0.1).astype(np.float32)], axis=1)
+    w1 = np.concatenate([w1, np.zeros((ENCODINGS[encoding] - net.inputs, hidden), np.float32)])
     b1 = np.concatenate([net.b1, np.zeros(extra, np.float32)])
     w2 = np.concatenate([net.w2, np.zeros((extra, net.w2.shape[1]), np.float32)])
-    meta = {k: v for k, v in net.meta.items() if k not in ("epochs", "version")}
+    meta = {k: v for k, v in net.meta.items() if k not in ("epochs", "version", "encoding")}
+    if encoding != "board":
+        meta["encoding"] = encoding
     return Network(net.game, w1, b1, w2, net.b2.copy(), {**meta, "hidden": hidden, "parent": net.name})
 
 
 def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int = 1, seed: int = 1,
                  hidden: int | None = None, weights: str | None = None, explore: float = 0.1, alternatives: int = 2,
                  rate: float = 1e-3, halving: int | None = None, widen_from: bool = True, resume: bool = False,
+                 encoding: str | None = None,
                  commands: list[str] | None = None, jobs: int = 1,
                  progress: Callable[[str, int, int], None] | None = None,
                  report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
     """Collect (once), compute the targets (resumably) and fit, until ``epochs``
-    epochs in all (``hidden``: the parent's width unless given);
+    epochs in all (``hidden``: the parent's width unless given; ``encoding``:
+    the inputs, the parent's unless given);
     ``progress(stage, done, total)`` as it goes, ``report(epoch, loss,
     held_out)`` after each epoch.  A resumed run keeps the settings it was
     started with (kept beside its positions), whether it stopped while
     computing the targets or while fitting."""
     data = folder / "positions.npz"
     how = np.array([games, seed, round(explore * 1000), alternatives, ply])
-    fitting: dict[str, Any] = {"hidden": hidden, "rate": rate, "halving": halving, "widen": widen_from}
+    fitting: dict[str, Any] = {"hidden": hidden, "rate": rate, "halving": halving, "widen": widen_from,
+                               "encoding": encoding}
     if resume:
         net = Network.load(folder / "checkpoint.npz") if (folder / "checkpoint.npz").exists() else None
         rows, how, source, kept = arrays(data, "rows", "how", "weights", "fitting")
@@ -222,7 +233,9 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
     else:
         parent = _networks(game, weights).main
         width = int(fitting["hidden"] or parent.w1.shape[1])
-        start = widen(parent, width, seed) if fitting["widen"] else Network.random(game, width, seed)
+        inputs = fitting.get("encoding") or parent.encoding
+        start = (widen(parent, width, seed, inputs) if fitting["widen"]
+                 else Network.random(game, width, seed, encoding=inputs))
         start.meta.update(kind="main", games=int(parent.meta.get("games", 0)), search_games=games, ply=ply,
                           explore=explore, alternatives=alternatives, generation=int(parent.meta.get("generation", 0)) + 1,
                           lineage=[*parent.meta.get("lineage", []), parent.name],

@@ -44,6 +44,13 @@ class Game(str, enum.Enum):
     backgammon = "backgammon"
 
 
+class Inputs(str, enum.Enum):
+    """A main network's encoding (nardtools.analysis.nets.ENCODINGS)."""
+
+    board = "board"
+    contact = "contact"
+
+
 def register(app: typer.Typer) -> None:
     """Add the evaluator's commands to ``app``."""
     command(app, "eval", panel="Analysis")(eval_command)
@@ -72,6 +79,9 @@ def train_command(
         "With --search: other results of each roll kept beside the position rolled from."))] = 2,
     widen: Annotated[bool, typer.Option("--widen/--fresh", help=(
         "With --search: start from the parent network widened to --hidden units, or from random weights."))] = True,
+    inputs: Annotated[Inputs | None, typer.Option("--inputs", help=(
+        "With --search: the network's inputs, the board alone or with each side's contact features "
+        "(shots, prime, mobility, contact left); default the parent's."))] = None,
     epochs: Annotated[int, typer.Option("--epochs", min=1, max=10_000,
                                         help="With --race or --search: fit until this many epochs in all.")] = 30,
     race_db: Annotated[int, typer.Option("--race-db", min=2, max=12, help=(
@@ -131,7 +141,8 @@ def train_command(
         return
     if search:
         _train_search(game.value, folder, resume is not None, games, epochs, search_ply, seed, hidden, parent,
-                      explore, alternatives, widen, halving, jobs, command_line, quiet)
+                      explore, alternatives, widen, inputs.value if inputs else None, halving, jobs, command_line,
+                      quiet)
         return
     games = 100_000 if games is None else games
     if resume is not None:
@@ -171,7 +182,7 @@ def _train_race(game: str, folder: Path, resume: bool, games: int | None, epochs
 
 def _train_search(game: str, folder: Path, resume: bool, games: int | None, epochs: int, ply: int, seed: int,
                   hidden: int | None, parent: Path | None, explore: float, alternatives: int, widen: bool,
-                  halving: int | None, jobs: int, command_line: str, quiet: bool) -> None:
+                  encoding: str | None, halving: int | None, jobs: int, command_line: str, quiet: bool) -> None:
     from ..analysis.searchnet import train_search
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -180,7 +191,8 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
 
     net = train_search(game, folder, games=5000 if games is None else games, epochs=epochs, ply=ply, seed=seed,
                        hidden=hidden, weights=_path(parent), explore=explore, alternatives=alternatives,
-                       halving=halving, widen_from=widen, resume=resume, commands=[command_line], jobs=jobs,
+                       halving=halving, widen_from=widen, resume=resume, encoding=encoding, commands=[command_line],
+                       jobs=jobs,
                        progress=progress, report=_epoch_report(quiet))
     _fitted("main", net, folder)
 
