@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .core import compiled, pack_rules
-from .dice import Roll, SplitMix64
-from .engine import legal_plays
+from .dice import Dice, Roll, SplitMix64
 from .errors import GameStateError
 from .game import Game, Match, Phase
 from .outcome import BACKGAMMON_KINDS, LONG_KINDS, OutcomeKind
@@ -37,41 +36,33 @@ class Turn:
     """One turn of a playout: the position before, the roll, the play, the result."""
 
     position: Position
-    roll: Roll
+    roll: Roll | Dice
     play: Play
     result: Position
     first_turn: bool
     choices: int
 
 
-def opening(rng: random.Random, rules: Rules) -> tuple[int, Roll]:
-    """Throw the opening: ``(starter, first roll)`` under the ``opening`` option."""
-    while True:
-        a, b = rng.randint(1, 6), rng.randint(1, 6)
-        if a != b:
-            break
-    starter = 0 if a > b else 1
-    if rules.opening == "play-opening-dice":
-        return starter, Roll(a, b)
-    return starter, Roll(rng.randint(1, 6), rng.randint(1, 6))
-
-
 def random_game(rules: Rules, rng: random.Random, *, max_turns: int = 2000) -> list[Turn]:
-    """Play one game to the end with uniformly random legal plays."""
-    starter, roll = opening(rng, rules)
-    position = Position.start(rules.start, player=starter)
-    played = [0, 0]
+    """Play one money game to the end with uniformly random legal plays,
+    through the game machine (:class:`~nardtools.game.Game`: its opening
+    throw, automatic doubles, gul-bara's sequences and remainders); one
+    :class:`Turn` a play, its ``roll`` the dice that play played."""
+    game = Game(rules)
+    while game.phase is Phase.OPENING:
+        game.opening_roll(rng.randint(1, 6), rng.randint(1, 6))
     turns: list[Turn] = []
     for _ in range(max_turns):
-        first = played[position.player] == 0
-        plays = legal_plays(position, roll, rules, first_turn=first)
+        if game.phase is Phase.ROLL:
+            game.roll(rng.randint(1, 6), rng.randint(1, 6))
+        position, dice, first = game.position, game.dice, game.first_turn
+        assert dice is not None
+        plays = game.legal_plays()
         choice = plays[rng.randrange(len(plays))]
-        turns.append(Turn(position, roll, choice.play, choice.result, first, len(plays)))
-        played[position.player] += 1
-        position = choice.result
-        if position.is_finished():
+        game.play(choice.play)
+        turns.append(Turn(position, dice, choice.play, choice.result, first, len(plays)))
+        if game.phase is Phase.OVER:
             return turns
-        roll = Roll(rng.randint(1, 6), rng.randint(1, 6))
     raise RuntimeError(f"game did not finish in {max_turns} turns")
 
 
