@@ -38,7 +38,7 @@ static int shots(const signed char *hitter, const signed char *victim)
     const int combine = on_bar <= 1, steps = on_bar > 0 ? (5 - on_bar > 1 ? 5 - on_bar : 1) : 4;
     int count = 0;
     for (int a = 1; a <= 6; a++)
-        for (int b = 1; b <= 6; b++) {
+        for (int b = a; b <= 6; b++) {   /* each roll once, the two orders of a non-double counted twice */
             int hit = 0;
             if (a == b) {
                 uint32_t m = src;
@@ -51,7 +51,7 @@ static int shots(const signed char *hitter, const signed char *victim)
                 hit = ((src >> a) & blot) || ((src >> b) & blot)
                       || (combine && ((((src >> a) & open) >> b | ((src >> b) & open) >> a) & blot));
             }
-            count += hit;
+            count += hit << (a != b);
         }
     return count;
 }
@@ -68,7 +68,6 @@ static void side_features(const signed char *me, const signed char *opp, int lng
     } else {
         for (int p = 0; p <= 24; p++) there[p] = opp[25 - p];
         for (int p = 1; p <= 24; p++) if (there[p] >= 2) blocked |= 1u << p;
-        shot = shots(opp, me);
     }
     uint32_t occupied = 0, theirs = 0;
     for (int p = 1; p <= 25; p++) if (me[p] > 0) occupied |= 1u << p;
@@ -77,12 +76,18 @@ static void side_features(const signed char *me, const signed char *opp, int lng
     const int prime = longest_run(blocked & ((1u << rear) - 2));
     int mobile = 0;
     if (rear > 0)
-        for (int a = 1; a <= 6; a++)
-            for (int b = 1; b <= 6; b++)
-                mobile += rear - a <= 0 || !(blocked >> (rear - a) & 1) || rear - b <= 0 || !(blocked >> (rear - b) & 1);
+        for (int a = 1; a <= 6; a++) {
+            const int free_a = rear - a <= 0 || !(blocked >> (rear - a) & 1);
+            for (int b = a; b <= 6; b++)
+                mobile += (free_a || rear - b <= 0 || !(blocked >> (rear - b) & 1)) << (a != b);
+        }
     const int front = theirs ? __builtin_ctz(theirs) : 26;
-    int behind = 0;
-    for (int p = front + 1; p <= 25; p++) behind += me[p];
+    int behind = 0, contact = 0;   /* (a checker with none of the other side's in front of it cannot be hit) */
+    for (int p = front + 1; p <= 25; p++) {
+        behind += me[p];
+        contact |= me[p] == 1;
+    }
+    if (!lng && contact) shot = shots(opp, me);
     out[0] = (float)shot / 36.0f;
     out[1] = (float)prime / 6.0f;
     out[2] = (float)mobile / 36.0f;
