@@ -6,6 +6,7 @@
  * sums and exp's last bits (the differential test holds 1e-6). */
 
 #include <stdint.h>
+#include <string.h>
 #include "net.h"
 
 int net_inputs(int encoding)
@@ -146,9 +147,16 @@ static inline float sigmoid(float z)
     return 1.0f / (1.0f + p * scale.f);
 }
 
+/* Eight floats as one value (GCC's vector extension: one AVX register, two SSE ones). */
+typedef float v8 __attribute__((vector_size(32)));
+typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias));   /* ... read from any float */
+/* Hidden units added up at once, in registers, input after input. */
+#define HIDDEN_TILE 32
+
 /* On x86-64 with GCC, a version for AVX2 beside the baseline's SSE2, chosen
  * when the module loads: the same operations in the same order, twice as
- * many lanes, so the same results. */
+ * many lanes, so the same results.  Each unit adds its bias, then its inputs'
+ * products in the inputs' order, whether in a tile or the units left over. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 __attribute__((target_clones("avx2", "default")))
 #endif
@@ -159,18 +167,27 @@ void net_forward(const Net *net, const signed char *boards, long long rows, floa
     const int hidden = net->hidden, outputs = net->outputs;
     for (long long r = 0; r < rows; r++) {
         int n = sparse_inputs(boards + 52 * r, net->encoding, index, value);
-        for (int j = 0; j < hidden; j++) h[j] = net->b1[j];
-        for (int i = 0; i < n; i++) {
-            const float *w = net->w1 + (long long)index[i] * hidden;
-            const float v = value[i];
-            for (int j = 0; j < hidden; j++) h[j] += v * w[j];
+        int j = 0;
+        for (; j + HIDDEN_TILE <= hidden; j += HIDDEN_TILE) {   /* a tile of units kept in registers */
+            v8 a[HIDDEN_TILE / 8];
+            memcpy(a, net->b1 + j, sizeof a);
+            for (int i = 0; i < n; i++) {
+                const v8u *w = (const v8u *)(net->w1 + (long long)index[i] * hidden + j);
+                const v8 v = {value[i], value[i], value[i], value[i], value[i], value[i], value[i], value[i]};
+                for (int t = 0; t < HIDDEN_TILE / 8; t++) a[t] += v * w[t];
+            }
+            memcpy(h + j, a, sizeof a);
+        }
+        for (; j < hidden; j++) {
+            float a = net->b1[j];
+            for (int i = 0; i < n; i++) a += value[i] * net->w1[(long long)index[i] * hidden + j];
+            h[j] = a;
         }
         for (int j = 0; j < hidden; j++) h[j] = sigmoid(h[j]);
-        float z[NET_MAX_OUTPUTS];
-        for (int k = 0; k < NET_MAX_OUTPUTS; k++) z[k] = net->b2[k];
+        v8 z = *(const v8u *)net->b2;   /* the outputs, padded to NET_MAX_OUTPUTS = 8: one vector */
         for (int j = 0; j < hidden; j++) {
-            const float *w = net->w2 + (long long)j * NET_MAX_OUTPUTS;
-            for (int k = 0; k < NET_MAX_OUTPUTS; k++) z[k] += h[j] * w[k];
+            const v8 hj = {h[j], h[j], h[j], h[j], h[j], h[j], h[j], h[j]};
+            z += hj * *(const v8u *)(net->w2 + (long long)j * NET_MAX_OUTPUTS);
         }
         for (int k = 0; k < outputs; k++) out[r * outputs + k] = sigmoid(z[k]);
     }
