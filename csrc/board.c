@@ -449,3 +449,13 @@ void end_board(const Turn *t, const signed char *me, uint32_t hits, Board *out)
             out->me[BAR]++;
         }
 }
+
+void furthest_points(const signed char *boards, long long rows, signed char *out)
+{
+    for (long long r = 0; r < 2 * rows; r++) {
+        const signed char *side = boards + 26 * r;
+        int p = 25;
+        while (p > 0 && !side[p]) p--;
+        out[r] = (signed char)p;
+    }
+}

@@ -112,6 +112,11 @@ int block_ok(const Turn *t, const signed char *me);
 void legal_plays(const Turn *t, Search *s);
 void end_board(const Turn *t, const signed char *me, uint32_t hits, Board *out);
 
+/* Each side's furthest checker from home in board rows of 52 counts
+ * (nardtools.analysis.nets.furthest): its highest point 1..25 that holds a
+ * checker (not zero), 0 when it has none left in play; two per row. */
+void furthest_points(const signed char *boards, long long rows, signed char *out);
+
 /* ------------------------------------------------------------------ written plays */
 
 typedef struct { int s, t; } Move;

@@ -741,6 +741,32 @@ static PyObject *py_bearoff_two_sided(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* furthest(boards, out): see the method table. */
+static PyObject *py_furthest(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 2) return PyErr_Format(PyExc_TypeError, "furthest takes 2 arguments");
+    Py_buffer in, out;
+    if (PyObject_GetBuffer(args[0], &in, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&in);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t rows = in.len / 52;
+    if (in.len % 52 || out.len != 2 * rows) {
+        PyErr_SetString(PyExc_ValueError, "furthest: boards of 52 counts a row, out of 2 a row");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        furthest_points(in.buf, rows, out.buf);
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 /* net_forward(encoding, hidden, outputs, w1, b1, w2, b2, boards, out): see the method table. */
 static PyObject *py_net_forward(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -836,6 +862,10 @@ static PyMethodDef methods[] = {
      "The bear-off and first-off tables (float64) under GNU Backgammon's quantised policy."},
     {"bearoff_two_sided", py_bearoff_two_sided, METH_VARARGS,
      "bearoff_two_sided(rows, order, win)\n\nExact two-sided P(win) (nardtools.analysis.twosided)."},
+    {"furthest", (PyCFunction)(void (*)(void))py_furthest, METH_FASTCALL,
+     "furthest(boards, out)\n\n"
+     "Each side's furthest checker from home (nardtools.analysis.nets.furthest): boards int8 rows of 52,\n"
+     "out int8 rows of 2, the highest point 1-25 holding a checker, 0 when none is left in play."},
     {"net_forward", (PyCFunction)(void (*)(void))py_net_forward, METH_FASTCALL,
      "net_forward(encoding, hidden, outputs, w1, b1, w2, b2, boards, out)\n\n"
      "A network's outputs of board rows (nardtools.analysis.nets.Network; encoding: 0 board, 1 race,\n"

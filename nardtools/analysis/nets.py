@@ -290,17 +290,38 @@ def consistent(p: np.ndarray, game: str) -> np.ndarray:
     return q
 
 
+def furthest(rows: np.ndarray) -> np.ndarray:
+    """Each side's furthest checker from home in board rows (n, 52): the
+    highest point 1-25 (25 the bar) that holds one, 0 when the side has none
+    left in play; (n, 2) int8, by the compiled core where it is in use.
+
+    >>> furthest(np.array([[0, 0, 3] + [0] * 23 + [15] + [0] * 25], np.int8)).tolist()
+    [[2, 0]]
+    """
+    from ..core import compiled
+
+    rows = np.ascontiguousarray(rows, np.int8).reshape(-1, 52)
+    core = compiled()
+    if core is not None:
+        out = np.empty((len(rows), 2), np.int8)
+        core.furthest(rows, out)
+        return out
+    held = rows.reshape(-1, 2, 26)[:, :, :0:-1] != 0   # points 25 down to 1
+    return np.where(held.any(axis=2), 25 - held.argmax(axis=2), 0).astype(np.int8)
+
+
 def finished(rows: np.ndarray) -> np.ndarray:
     """Which rows (n, 52) are finished games: a side has no checker left in
     play (whatever the ruleset's number of checkers: hypergammon has three)."""
-    in_play = np.count_nonzero(rows[:, 27:52], axis=1) * np.count_nonzero(rows[:, 1:26], axis=1)
-    return in_play == 0  # type: ignore[no-any-return]
+    return (furthest(rows) == 0).any(axis=1)  # type: ignore[no-any-return]
 
 
 def mover_won(rows: np.ndarray) -> Any:
     """Whether the side that just played (each row's second half) has borne
     off its last checker: for one row (52) or many (n, 52)."""
-    return ~np.asarray(rows)[..., 27:52].any(axis=-1)
+    rows = np.asarray(rows)
+    won = furthest(rows)[:, 1] == 0
+    return won[0] if rows.ndim == 1 else won
 
 
 def exact_where_finished(p: np.ndarray, rows: np.ndarray, game: str, rules: Rules) -> np.ndarray:
@@ -502,8 +523,8 @@ def in_domain(rows: np.ndarray, points: int) -> np.ndarray:
     >>> in_domain(rows, 6).tolist()
     [True, False]
     """
-    beyond = rows[:, points + 1:26].any(axis=1) | rows[:, 26 + points + 1:52].any(axis=1)
-    return ~beyond & ~finished(rows)
+    far = furthest(rows)
+    return (far <= points).all(axis=1) & (far > 0).all(axis=1)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, eq=False)
