@@ -20,6 +20,7 @@ ascending list of the points they stand on (``position_index``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import shutil
@@ -193,7 +194,11 @@ class BearoffDatabase:
         """Load the database from the user cache, building (and saving) it if it
         is missing or does not verify.  Arrays are memory-mapped, so a lookup
         reads only the rows it needs."""
-        path = cache_path(points, cache_dir)
+        folder = cache_dir or default_cache_dir()
+        found = _FOUND.get((points, folder))
+        if found is not None and _signature(found[0]) == found[1]:
+            return found[2]
+        path = cache_path(points, folder)
         db = cls.load(points, path)
         if db is None:
             if progress is None:  # built on first use: say so, once
@@ -208,6 +213,9 @@ class BearoffDatabase:
                 _build_on_disk(points, path, progress)
             db = cls.load(points, path)  # the stored form, as every later load sees it
             assert db is not None, path
+            _POINTS.pop(folder, None)
+        files = [str(path / "meta.json"), *(str(path / f"{name}.npy") for name in _ARRAYS)]
+        _FOUND[points, folder] = (files, _signature(files), db)
         return db
 
     @classmethod
@@ -422,8 +430,13 @@ def cache_path(points: int, cache_dir: Path | None = None) -> Path:
 
 
 def cached_points(cache_dir: Path | None = None) -> list[int]:
-    """The databases already in the cache (by points), without loading them."""
-    return [p for p in range(1, 13) if (cache_path(p, cache_dir) / "meta.json").exists()]
+    """The databases already in the cache (by points), without loading them
+    (looked for once a process and cache: :meth:`BearoffDatabase.cached`
+    adds the ones it builds)."""
+    folder = cache_dir or default_cache_dir()
+    if folder not in _POINTS:
+        _POINTS[folder] = [p for p in range(1, 13) if (cache_path(p, folder) / "meta.json").exists()]
+    return list(_POINTS[folder])
 
 
 def _crc32(path: Path) -> int:
@@ -436,14 +449,32 @@ def _crc32(path: Path) -> int:
 
 #: Databases already loaded in this process, by folder and its files' modification times and sizes.
 _LOADED: dict[tuple[Path, tuple[tuple[int, int], ...]], BearoffDatabase] = {}
+#: What :meth:`BearoffDatabase.cached` found, by points and cache, with its files and their
+#: :func:`_signature` then (a race's odds ask for it thousands of times a game: a few ``stat`` calls
+#: tell it is unchanged).
+_FOUND: dict[tuple[int, Path], tuple[list[str], tuple[tuple[int, int], ...] | None, BearoffDatabase]] = {}
+#: What :func:`cached_points` found, by cache.
+_POINTS: dict[Path, list[int]] = {}
+
+
+def _signature(files: list[str]) -> tuple[tuple[int, int], ...] | None:
+    """The files' modification times and sizes (None when one is missing)."""
+    try:
+        return tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
+    except OSError:
+        return None
 
 
 def default_cache_dir() -> Path:
     """``$NARDTOOLS_CACHE``, else ``$XDG_CACHE_HOME/nardtools``, else ``~/.cache/nardtools``."""
-    if os.environ.get("NARDTOOLS_CACHE"):
-        return Path(os.environ["NARDTOOLS_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "nardtools"
+    return _cache_dir(os.environ.get("NARDTOOLS_CACHE"), os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME"))
+
+
+@functools.lru_cache(maxsize=16)
+def _cache_dir(own: str | None, xdg: str | None, home: str | None) -> Path:
+    if own:
+        return Path(own)
+    return Path(xdg or str(Path.home() / ".cache")) / "nardtools"
 
 
 def effective_pips(position: Any) -> tuple[float | None, float | None]:
