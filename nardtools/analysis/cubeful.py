@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .nets import CLASSES, exclusive
+from .nets import CLASSES, exclusive, furthest
 
 if TYPE_CHECKING:
     from ..rules import Rules
@@ -195,10 +195,8 @@ class Valuer:
         n = len(rows)
         if not self.rules.cube:
             return np.zeros(n)
-        idx = np.arange(26)
-        mine, theirs = rows[:, :26], rows[:, 26:]
-        back_mine = np.where(mine[:, 1:] > 0, idx[1:], 0).max(axis=1)
-        back_theirs = np.where(theirs[:, 1:] > 0, idx[1:], 0).max(axis=1)
+        far = furthest(rows).astype(np.int64)
+        back_mine, back_theirs = far[:, 0], far[:, 1]
         over = (back_mine == 0) | (back_theirs == 0)
         # contact exactly as .pips.is_race has it: in backgammon until the rearmost checkers have
         # passed each other; in Long Nardy (one way round) until both sides are on their points 1-12
@@ -208,7 +206,7 @@ class Valuer:
             contact = (back_mine > 12) | (back_theirs > 12)
         home = (back_mine <= 6) & (back_theirs <= 6)
         scale = 1.0 if self.game == "backgammon" else LONG_PIP_SCALE
-        pips = (mine * idx).sum(axis=1) * scale
+        pips = rows[:, :26] @ np.arange(26) * scale
         race = np.clip(RACE_COEFFICIENT_X + RACE_FACTOR_X * pips, RACE_MIN_X, RACE_MAX_X)
         x = np.where(contact, CONTACT_X, np.where(home, BEAROFF_X, race))
         return np.where(over, 0.0, x)
