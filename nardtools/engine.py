@@ -93,6 +93,32 @@ class LegalPlays(Sequence[LegalPlay]):
             lp = self._plays[i] = LegalPlay(_play(c), self._turn.result(c.me, c.hits))
         return lp
 
+    def result_rows(self) -> Any:
+        """The plays' results, in order, as the (n, 52) int8 board rows an
+        evaluator reads (the side then on roll first: see
+        :func:`nardtools.analysis.nets.boards_of`), without making the plays:
+        a ranking values every result and names only a few plays.
+
+        >>> plays = legal_plays(Position.start("backgammon"), Roll(6, 5))
+        >>> rows = plays.result_rows()
+        >>> [tuple(r) for r in rows] == [tuple(lp.result.mover) + tuple(lp.result.opponent) for lp in plays]
+        True
+        """
+        import numpy as np
+
+        if not self._chosen:
+            flipped = self.position.flip()
+            return np.array([tuple(flipped.mover) + tuple(flipped.opponent)], np.int8)
+        rows = np.empty((len(self._chosen), 52), np.int8)
+        rows[:, :26] = self._turn.opp
+        rows[:, 26:] = [c.me for c in self._chosen]
+        qmap = self._turn.qmap
+        for i, c in enumerate(self._chosen):
+            for t in c.hits:   # (as _Turn.result: each checker hit goes to the bar)
+                rows[i, qmap[t]] -= 1
+                rows[i, BAR] += 1
+        return rows
+
     def __getitem__(self, i):  # type: ignore[no-untyped-def]
         if isinstance(i, slice):
             return [self._make(j) for j in range(len(self))[i]]

@@ -402,7 +402,8 @@ def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply
     for k, ((index, t), state, r) in enumerate(zip(chosen, states, rankings)):
         a = t.action
         best = r.order[0]
-        made = next((i for i, lp in enumerate(r.plays) if lp.result == t.after), None)
+        found = np.nonzero((r.rows == boards_of([t.after])[0]).all(axis=1))[0]
+        made = int(found[0]) if len(found) else None
         error = None if made is None else max(float(r.mine[best] - r.mine[made]), 0.0)
         mine = luck_values[k]
         best_by_roll = mine[best_per_roll(-mine, counts[k:k + 1])]

@@ -291,10 +291,11 @@ def ranked_plays(ev: Evaluator, position: Position, roll: Roll, ply: int = 0, *,
 @dataclass
 class Ranking:
     """One turn's legal plays as :func:`rank_turns` ranks them: each play's
-    result probabilities (the other side's view), the player's value of it,
+    result (a board row) and its probabilities (the other side's view), the player's value of it,
     the source and ply of its evaluation, and the order, best first."""
 
     plays: Sequence[LegalPlay]
+    rows: np.ndarray  # the results' board rows, in the plays' order
     p: np.ndarray
     mine: np.ndarray
     source: list[str]
@@ -315,7 +316,7 @@ def rank_turns(ev: Evaluator, turns: Sequence[tuple[Position, Roll, bool | None,
     per_turn = [legal_plays(position, roll, options, first_turn=first_turn) for position, roll, first_turn, _ in turns]
     sizes = [len(plays) for plays in per_turn]
     starts = np.cumsum([0, *sizes])
-    rows = boards_of([lp.result for plays in per_turn for lp in plays])
+    rows = np.concatenate([plays.result_rows() for plays in per_turn]) if per_turn else np.zeros((0, 52), np.int8)
     p, source = ev.static(rows, database=True)
     plies = [0] * len(rows)
 
@@ -341,7 +342,7 @@ def rank_turns(ev: Evaluator, turns: Sequence[tuple[Position, Roll, bool | None,
         part = slice(starts[k], starts[k + 1])
         turn_plies, values = plies[part], mine[k]
         ranking = sorted(range(len(plays)), key=lambda i: (-turn_plies[i], -values[i]))
-        out.append(Ranking(plays, p[part], values, source[part], turn_plies, ranking))
+        out.append(Ranking(plays, rows[part], p[part], values, source[part], turn_plies, ranking))
     return out
 
 

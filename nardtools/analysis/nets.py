@@ -17,7 +17,9 @@ first): for every point 1-24, four units for the checkers there, ``n >= 1``,
 ``n >= 2``, ``n >= 3`` and ``(n - 3) / 2`` beyond three (Tesauro's); then each
 side's bar ``/ 2`` and checkers off ``/ 15``; then each side's pip count
 ``/ 100``.  Swapping the two halves flips the position: the symmetry the
-tests check.
+tests check.  A race network adds each side's checkers off as a
+thermometer (:data:`RACE_INPUTS`); a contact network adds each side's
+shots, prime, mobility and contact left (:func:`contact_features`).
 
 **Network**: one hidden layer of sigmoid units, sigmoid outputs; weights in a
 ``.npz`` with their metadata (game, training ruleset, games trained, the

@@ -84,11 +84,12 @@ _TURN_FLOATS = ("pwin_before", "pwin_after", "luck", "race_error")
 
 
 class TurnColumns:
-    """Rows of the turns table as columns (name -> list, numpy array or
-    pyarrow array), as the compiled core gives them, so that a million rows
-    are not a million dictionaries, nor a million strings: the core's text
-    columns stay Arrow arrays over its buffers.  :meth:`rows` gives
-    dictionaries for the writers that want them, :meth:`arrow` a table."""
+    """Rows of the turns table as columns (name -> list, numpy array,
+    :class:`Coded` or pyarrow array), as the compiled core gives them, so
+    that a million rows are not a million dictionaries, nor a million
+    strings: the core's text columns stay codes into a few labels, or an
+    Arrow array over its buffer of plays.  :meth:`rows` gives dictionaries
+    for the writers that want them, :meth:`arrow` a table."""
 
     def __init__(self, columns: dict[str, Any], n: int) -> None:
         self.columns, self.n = columns, n
