@@ -553,10 +553,11 @@ class Networks:
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         """Probabilities of board rows, each from the network that answers for it."""
-        out = np.empty((len(rows), len(CLASSES[self.game])))
         race = self.race_rows(rows)
-        if race.any():
-            out[race] = self.race.probabilities(rows[race])  # type: ignore[union-attr]
+        if not race.any():   # (no copy of the rows: most of a look-ahead's are in contact)
+            return self.main.probabilities(rows)
+        out = np.empty((len(rows), len(CLASSES[self.game])))
+        out[race] = self.race.probabilities(rows[race])  # type: ignore[union-attr]
         if not race.all():
             out[~race] = self.main.probabilities(rows[~race])
         return out
