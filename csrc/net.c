@@ -167,8 +167,9 @@ void net_forward(const Net *net, const signed char *boards, long long rows, floa
     const int hidden = net->hidden, outputs = net->outputs;
     for (long long r = 0; r < rows; r++) {
         int n = sparse_inputs(boards + 52 * r, net->encoding, index, value);
-        int j = 0;
-        for (; j + HIDDEN_TILE <= hidden; j += HIDDEN_TILE) {   /* a tile of units kept in registers */
+        int tiled = 0;
+        for (; tiled + HIDDEN_TILE <= hidden; tiled += HIDDEN_TILE) {   /* a tile of units kept in registers */
+            const int j = tiled;
             v8 a[HIDDEN_TILE / 8];
             memcpy(a, net->b1 + j, sizeof a);
             for (int i = 0; i < n; i++) {
@@ -178,7 +179,7 @@ void net_forward(const Net *net, const signed char *boards, long long rows, floa
             }
             memcpy(h + j, a, sizeof a);
         }
-        for (; j < hidden; j++) {
+        for (int j = tiled; j < hidden; j++) {
             float a = net->b1[j];
             for (int i = 0; i < n; i++) a += value[i] * net->w1[(long long)index[i] * hidden + j];
             h[j] = a;
