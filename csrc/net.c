@@ -24,71 +24,56 @@ static int longest_run(uint32_t m)
     return run;
 }
 
-/* nets._shots: of the 36 rolls, those with which `hitter` hits a blot of `victim` (both in own numbering). */
-static int shots(const signed char *hitter, const signed char *victim)
+/* nets._shots, in the victim's numbering, where the hitter moves up (a die
+ * is a left shift): `src` the hitter's checkers (bit 0 its bar), `blot` and
+ * `open` the victim's points with one checker and with fewer than two. */
+static int shots(uint32_t src, int on_bar, uint32_t blot, uint32_t open)
 {
-    uint32_t blot = 0, open = 0, src = 0;
-    for (int p = 1; p <= 24; p++) {
-        if (victim[25 - p] == 1) blot |= 1u << p;
-        if (victim[25 - p] < 2) open |= 1u << p;
-    }
-    const int on_bar = hitter[25];
-    if (on_bar > 0) src = 1u << 25;
-    else
-        for (int p = 1; p <= 24; p++) if (hitter[p] > 0) src |= 1u << p;
+    if (on_bar > 0) src = 1u;   /* from the bar only */
     const int combine = on_bar <= 1, steps = on_bar > 0 ? (5 - on_bar > 1 ? 5 - on_bar : 1) : 4;
     int count = 0;
-    for (int a = 1; a <= 6; a++)
-        for (int b = a; b <= 6; b++) {   /* each roll once, the two orders of a non-double counted twice */
-            int hit = 0;
-            if (a == b) {
-                uint32_t m = src;
-                for (int k = 1; k <= steps; k++) {
-                    m >>= a;
-                    hit |= (m & blot) != 0;
-                    m &= open;
-                }
-            } else {
-                hit = ((src >> a) & blot) || ((src >> b) & blot)
-                      || (combine && ((((src >> a) & open) >> b | ((src >> b) & open) >> a) & blot));
-            }
-            count += hit << (a != b);
+    for (int a = 1; a <= 6; a++) {
+        uint32_t m = src;   /* the double a-a: up to `steps` steps through open points */
+        int hit = 0;
+        for (int k = 1; k <= steps; k++) {
+            m <<= a;
+            hit |= (m & blot) != 0;
+            m &= open;
         }
+        count += hit;
+        for (int b = a + 1; b <= 6; b++)   /* a-b and b-a */
+            count += 2 * (((src << a) & blot) || ((src << b) & blot)
+                          || (combine && ((((src << a) & open) << b | ((src << b) & open) << a) & blot)));
+    }
     return count;
 }
 
 /* nets._side_features: shots, prime, mobility, behind of the side `me` against `opp`. */
 static void side_features(const signed char *me, const signed char *opp, int lng, float *out)
 {
-    signed char there[26] = {0};   /* the opponent's checkers at my numbering's points (its bar at 0) */
-    uint32_t blocked = 0;
-    int shot = 0;
-    if (lng) {
-        for (int q = 1; q <= 24; q++) there[(q + 11) % 24 + 1] = opp[q];
-        for (int p = 1; p <= 24; p++) if (there[p] > 0) blocked |= 1u << p;
-    } else {
-        for (int p = 0; p <= 24; p++) there[p] = opp[25 - p];
-        for (int p = 1; p <= 24; p++) if (there[p] >= 2) blocked |= 1u << p;
+    /* the opponent's checkers at my numbering's points (its bar at 0): as bits, and held points */
+    uint32_t theirs = 0, blocked = 0, occupied = 0, blot = 0, open = 0;
+    if (!lng && opp[25] > 0) theirs = 1u;
+    for (int p = 1; p <= 24; p++) {
+        const int o = lng ? opp[(p + 11) % 24 + 1] : opp[25 - p];
+        theirs |= (uint32_t)(o > 0) << p;
+        blocked |= (uint32_t)(lng ? o > 0 : o >= 2) << p;
+        occupied |= (uint32_t)(me[p] > 0) << p;
+        blot |= (uint32_t)(me[p] == 1) << p;
+        open |= (uint32_t)(me[p] < 2) << p;
     }
-    uint32_t occupied = 0, theirs = 0;
-    for (int p = 1; p <= 25; p++) if (me[p] > 0) occupied |= 1u << p;
-    for (int p = 0; p <= 24; p++) if (there[p] > 0) theirs |= 1u << p;
+    occupied |= (uint32_t)(me[25] > 0) << 25;
     const int rear = occupied ? 31 - __builtin_clz(occupied) : 0;
     const int prime = longest_run(blocked & ((1u << rear) - 2));
-    int mobile = 0;
-    if (rear > 0)
-        for (int a = 1; a <= 6; a++) {
-            const int free_a = rear - a <= 0 || !(blocked >> (rear - a) & 1);
-            for (int b = a; b <= 6; b++)
-                mobile += (free_a || rear - b <= 0 || !(blocked >> (rear - b) & 1)) << (a != b);
-        }
+    int stuck = 0;   /* dice whose step from the rearmost checker lands on a held point */
+    for (int d = 1; d <= 6; d++) stuck += rear - d >= 1 && (blocked >> (rear - d) & 1);
+    const int mobile = rear > 0 ? 36 - stuck * stuck : 0;   /* a roll is stuck when both its dice are */
     const int front = theirs ? __builtin_ctz(theirs) : 26;
-    int behind = 0, contact = 0;   /* (a checker with none of the other side's in front of it cannot be hit) */
-    for (int p = front + 1; p <= 25; p++) {
-        behind += me[p];
-        contact |= me[p] == 1;
-    }
-    if (!lng && contact) shot = shots(opp, me);
+    int behind = 0;
+    for (int p = front + 1; p <= 25; p++) behind += me[p];
+    /* (only a blot with one of the other side's in front of it can be hit) */
+    const uint32_t exposed = front < 26 ? blot & ~((2u << front) - 1) : 0;
+    const int shot = !lng && exposed ? shots(theirs & ~1u, opp[25], blot, open) : 0;
     out[0] = (float)shot / 36.0f;
     out[1] = (float)prime / 6.0f;
     out[2] = (float)mobile / 36.0f;
