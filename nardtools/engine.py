@@ -465,9 +465,14 @@ def _legal(turn: _Turn, *, core: bool = True) -> Sequence[_Candidate]:
         rows = compiled_core.legal_plays(pack_rules(turn.rules), turn.position.mover, turn.opp, turn.dice,
                                          turn.whole_roll, int(turn.first_turn))
         if rows is not None:
-            return [_Candidate((used, die), steps, me, tuple(p for p in range(1, 25) if mask >> p & 1))
-                    for used, die, me, mask, steps in rows]
+            return [_Candidate((used, die), steps, me, _hit_points(mask)) for used, die, me, mask, steps in rows]
     return _select(turn, _generate(turn))
+
+
+@functools.lru_cache(maxsize=4096)
+def _hit_points(mask: int) -> tuple[int, ...]:
+    """The points of a mask of hits (bit p: point p), in order."""
+    return tuple(p for p in range(1, 25) if mask >> p & 1)
 
 
 def legal_plays(position: Position, roll: Roll | Dice, rules: RulesLike = None, *,
