@@ -194,6 +194,24 @@ def test_training_learns_and_resumes_to_the_same_weights(tmp_path):
     assert float(((learner.net(x) - target) ** 2).mean()) < before
 
 
+def test_td_training_goes_on_from_the_shipped_contact_network(tmp_path):
+    """The shipped weights are a checkpoint (docs/analysis.md): TD(lambda)
+    resumed from backgammon's, a network of contact inputs, plays and learns
+    through those inputs."""
+    import shutil
+
+    from nardtools.analysis.nets import WEIGHTS_DIR
+
+    shutil.copy(WEIGHTS_DIR / "backgammon.npz", tmp_path / "checkpoint.npz")
+    trainer = Trainer.resume(tmp_path)
+    assert trainer.net.encoding == "contact"
+    before = trainer.net.w1.copy()
+    trainer.run(trainer.games + 2, tmp_path)
+    after = Network.load(tmp_path / "checkpoint.npz")
+    assert after.encoding == "contact" and after.meta["games"] == trainer.games
+    assert not np.array_equal(before[INPUTS:], after.w1[INPUTS:])   # the contact inputs' weights learn too
+
+
 def test_training_takes_a_database_race_target_from_the_database():
     """With ``database``, a chosen position that is a race inside the bear-off
     database gets the database's odds (seen from the side that played) as its

@@ -67,6 +67,11 @@ def test_targets_are_the_look_ahead_and_resume_part_by_part(tmp_path, monkeypatc
     assert np.array_equal(again, targets) and done == [40, 20]  # two parts read, one computed
 
 
+def parent_inputs() -> int:
+    """The shipped backgammon network's inputs (a search run keeps its parent's)."""
+    return load_networks("backgammon").main.inputs
+
+
 def test_a_search_run_from_the_command_line_resumes_to_the_same_weights(tmp_path):
     args = ["--game", "backgammon", "--search", "--games", "2", "--hidden", "264", "-q"]
     whole, parts = tmp_path / "whole", tmp_path / "parts"
@@ -82,7 +87,7 @@ def test_a_search_run_from_the_command_line_resumes_to_the_same_weights(tmp_path
     assert meta["generation"] == parent.get("generation", 0) + 1 and meta["ply"] == 1 and meta["hidden"] == 264 and len(meta["commands"]) == 2
     assert meta["parent"].startswith("nardtools-backgammon-") and meta["parent_commands"]
     assert meta["lineage"][-1] == meta["parent"]
-    assert load_networks("backgammon", str(parts / "checkpoint.npz")).main.w1.shape == (198, 264)
+    assert load_networks("backgammon", str(parts / "checkpoint.npz")).main.w1.shape == (parent_inputs(), 264)
     clash = CliRunner().invoke(app, ["train", "--race", "--search", "--output", str(tmp_path / "x")])
     assert clash.exit_code == 2 and "choose one" in clash.output
 

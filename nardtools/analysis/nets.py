@@ -224,7 +224,7 @@ def contact_features(boards: np.ndarray, game: str) -> np.ndarray:
 
     >>> from nardtools import Position
     >>> start = boards_of([Position.start("backgammon")])    # only 55 keeps the back checkers in
-    >>> (contact_features(start, "backgammon") * [36, 6, 36, 15] * 2).round().tolist()
+    >>> (contact_features(start, "backgammon") * ([36, 6, 36, 15] * 2)).round().tolist()
     [[0.0, 1.0, 35.0, 15.0, 0.0, 1.0, 35.0, 15.0]]
     """
     sides = np.asarray(boards, np.int64).reshape(-1, 2, 26)
@@ -526,7 +526,7 @@ def in_domain(rows: np.ndarray, points: int) -> np.ndarray:
     [True, False]
     """
     far = furthest(rows)
-    return (far <= points).all(axis=1) & (far > 0).all(axis=1)  # type: ignore[no-any-return]
+    return np.asarray((far <= points).all(axis=1) & (far > 0).all(axis=1))
 
 
 @dataclass(frozen=True, eq=False)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import AnalysisError
 from ..position import HEAD
-from .nets import CLASSES, Network, Networks, encode, equity, exact_where_finished, mover_won, outcome
+from .nets import CLASSES, Network, Networks, equity, exact_where_finished, mover_won, outcome
 
 if TYPE_CHECKING:
     from ..rules import Rules, Ruleset
@@ -97,7 +97,7 @@ class NetPlayer:
         if isinstance(self.net, Networks):
             p = self.net.probabilities(rows)
         else:
-            p = self.net(encode(rows) if x is None else x)
+            p = self.net.outputs(rows).astype(np.float64) if x is None else self.net(x)
         exact_where_finished(p, rows, self.game, self.rules)
         return p
 

@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import AnalysisError
 from ..rules import Ruleset, find_ruleset
 from .evaluate import database_odds
-from .nets import Network, encode, equity, finished, flip, sigmoid
+from .nets import Network, equity, finished, flip, sigmoid
 from .selfplay import NetPlayer, RandomPlayer, play_game, series, start_board
 
 #: The rulesets the shipped networks learn, by game.
@@ -74,7 +74,7 @@ class Trainer:
     # ---------------------------------------------------------------- a game
     def play_and_learn(self) -> float:
         """One self-play game and one update; the game's mean squared TD error."""
-        learner = _Learner(NetPlayer(self.net, self.ruleset), encode(start_board(self.ruleset)[None, :])[0],
+        learner = _Learner(NetPlayer(self.net, self.ruleset), self.net.encode(start_board(self.ruleset)[None, :])[0],
                            self.settings.database)
         play_game(self.ruleset, learner, learner, seed=_game_seed(self.settings.seed, self.games))
         error = self._update(np.array(learner.inputs), self._returns(np.array(learner.targets)))
@@ -161,7 +161,9 @@ class _Learner:
         self.next_inputs = first
 
     def choose(self, rows: np.ndarray) -> int:
-        xs = encode(rows)
+        net = self.player.net
+        assert isinstance(net, Network)   # (TD(lambda) trains one network)
+        xs = net.encode(rows)
         p = self.player.values(rows, xs)
         chosen = int(np.argmin(equity(p, self.game, self.player.rules)))
         value = p[chosen]
