@@ -18,7 +18,6 @@ import functools
 import os
 import struct
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -106,9 +105,12 @@ def mat_file(path: str, data: bytes | None = None, rules: str | None = None,
         return None
     try:
         if data is None:
-            if path == "-" or os.path.getsize(path) > IN_MEMORY:
+            if path == "-":
                 return None
-            data = Path(path).read_bytes()
+            with open(path, "rb") as f:   # (no pathlib object: a small file costs less to read than to name)
+                if os.fstat(f.fileno()).st_size > IN_MEMORY:
+                    return None
+                data = f.read()
     except OSError:
         return None
     if encoding is not None and not (data.isascii() and _extends_ascii(encoding)):
