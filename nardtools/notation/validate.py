@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -71,17 +71,29 @@ def vouched(path: str, rules: str | None = None, options: Mapping[str, str] | No
     file's lenient replay is its strict one, so ``lenient`` changes nothing
     here; with an ``encoding`` only a plain ASCII file is vouched for
     (:func:`~nardtools.core.mat_file`)."""
-    read = mat_file(path, data, rules, options, encoding)
+    return vouched_many([(path, rules, options, lenient, encoding, data)])[0]
+
+
+def vouched_many(work: Sequence[tuple[Any, ...]]) -> list[FileReport | None]:
+    """:func:`vouched` of each file (its arguments, in order), the core
+    looking at them all in one call that frees the interpreter (threads
+    looking at other files then read theirs meanwhile)."""
     core = compiled()
-    if read is None or core is None:
-        return None
-    counts = core.mat_vouch(read[0], pack_rules(read[1].rules))
-    if counts is None:
-        return None
-    games, complete, turns = counts
-    named = (check_encoding(encoding), "given") if encoding else ("utf-8", "ASCII")
-    return FileReport(path, "mat", games=games, complete_games=complete, turns=turns, encoding=named[0],
-                      encoding_why=named[1])
+    if core is None:
+        return [None] * len(work)
+    reads = [mat_file(path, data, rules, options, encoding) for path, rules, options, _, encoding, data in work]
+    looked = iter(core.mat_vouch_many([(read[0], pack_rules(read[1].rules)) for read in reads if read is not None]))
+    out: list[FileReport | None] = []
+    for (path, _, _, _, encoding, _), read in zip(work, reads):
+        counts = next(looked) if read is not None else None
+        if counts is None:
+            out.append(None)
+            continue
+        games, complete, turns = counts
+        named = (check_encoding(encoding), "given") if encoding else ("utf-8", "ASCII")
+        out.append(FileReport(path, "mat", games=games, complete_games=complete, turns=turns, encoding=named[0],
+                              encoding_why=named[1]))
+    return out
 
 
 def validate_file(path: str, rules: str | None = None, options: Mapping[str, str] | None = None,
@@ -131,10 +143,6 @@ SMALL_ARCHIVE = 4 << 20
 LOOK_RUN = 32
 
 
-def _look_run(run: list[tuple[Any, ...]]) -> list[FileReport | None]:
-    return [vouched(*w) for w in run]
-
-
 def _total_size(files: list[str]) -> int:
     total = 0
     for f in files:
@@ -170,7 +178,7 @@ def validate_paths(files: list[str], rules: str | None = None, options: Mapping[
     try:
         with ThreadPoolExecutor(jobs) as threads:
             # files looked at in runs of LOOK_RUN a thread: a file's own task costs more than its look
-            looks = deque((run, threads.submit(_look_run, run)) for run in
+            looks = deque((run, threads.submit(vouched_many, run)) for run in
                           (work[i:i + LOOK_RUN] for i in range(0, len(work), LOOK_RUN)))
             while looks or pending:
                 while looks and looks[0][1].done():
