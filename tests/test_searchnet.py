@@ -123,3 +123,14 @@ def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, mo
                                    "--output", str(tmp_path / "cli")])
     assert ran.exit_code == 0, ran.output  # --hidden left out: the parent's width
     assert Network.load(tmp_path / "cli" / "checkpoint.npz").w1.shape[1] == load_networks("long").main.w1.shape[1]
+
+
+def test_the_command_line_gives_a_board_parent_the_contact_inputs(tmp_path):
+    """``train --search --inputs contact`` from Long Nardy's shipped board
+    network: the generation has the contact inputs, kept in its metadata."""
+    folder = tmp_path / "run"
+    result = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "1", "--epochs", "1",
+                                      "--inputs", "contact", "--output", str(folder), "-q"])
+    assert result.exit_code == 0, result.output
+    net = Network.load(folder / "checkpoint.npz")
+    assert net.encoding == "contact" and net.w1.shape[0] == 206 and load_networks("long").main.encoding == "board"
