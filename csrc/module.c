@@ -432,7 +432,7 @@ static int vouch_game(void *fp, GameRec *rec)
 
 static _Thread_local int last_defer[2];
 
-/* One file as mat_vouch sees it, without the interpreter: 1 and its counts
+/* One file as mat_vouch_many looks at it, without the interpreter: 1 and its counts
  * (games, complete games, turns), or 0; where it gave up in `defer`. */
 static int vouch_file(const void *buf, size_t len, const Rules *r, Search *search, long counts[3], int defer[2])
 {
@@ -459,26 +459,6 @@ static int vouch_file(const void *buf, size_t len, const Rules *r, Search *searc
     counts[1] = f->complete;
     counts[2] = f->turns;
     return ok;
-}
-
-/* mat_vouch(data, rules) -> (games, complete_games, turns) | None */
-static PyObject *py_mat_vouch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    if (nargs != 2) return PyErr_Format(PyExc_TypeError, "mat_vouch takes 2 arguments");
-    Rules r;
-    if (!rules_from(args[1], &r)) return NULL;
-    Py_buffer view;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
-    Search *search = thread_search();
-    if (!search) { PyBuffer_Release(&view); return PyErr_NoMemory(); }
-    long counts[3];
-    int ok;
-    Py_BEGIN_ALLOW_THREADS
-    ok = vouch_file(view.buf, (size_t)view.len, &r, search, counts, last_defer);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&view);
-    return ok ? Py_BuildValue("(lll)", counts[0], counts[1], counts[2]) : Py_NewRef(Py_None);
 }
 
 /* mat_vouch_many([(data, rules), ...]) -> [(games, complete_games, turns) | None, ...] */
@@ -920,13 +900,11 @@ static PyMethodDef methods[] = {
      "mat_tags(data) -> [(name, value)] | None\n\n"
      "The tags of a .mat file's comment lines, as the reference reads them; None when the core\n"
      "cannot be sure it would read them alike."},
-    {"mat_vouch", (PyCFunction)(void (*)(void))py_mat_vouch, METH_FASTCALL,
-     "mat_vouch(data, rules) -> (games, complete_games, turns) | None\n\n"
-     "The counts of a .mat file under rules (from its tags) when the reference's replay would\n"
-     "report nothing at all; None when the reference must replay it."},
     {"mat_vouch_many", py_mat_vouch_many, METH_O,
      "mat_vouch_many([(data, rules), ...]) -> [(games, complete_games, turns) | None, ...]\n\n"
-     "mat_vouch of each file, in one call that frees the interpreter for them all."},
+     "For each .mat file, its counts under its rules (from its tags) when the reference's replay would\n"
+     "report nothing at all, None when the reference must replay it; in one call that frees the\n"
+     "interpreter for them all."},
     {"mat_stats", (PyCFunction)(void (*)(void))py_mat_stats, METH_FASTCALL,
      "mat_stats(data, rules, turns, tables) -> (names, length, games, sides, turns, text) | None\n\n"
      "The statistics of a .mat file the core replays without a doubt (see nardtools.analysis.stats);\n"
@@ -958,7 +936,7 @@ static PyMethodDef methods[] = {
      "(w1 inputs x hidden; w2 hidden x 8 and b2 8, the outputs padded with zeros), boards int8 rows\n"
      "of 52, out float32 rows x outputs."},
     {"deferred", py_deferred, METH_NOARGS,
-     "deferred() -> (record line, source line)\n\nWhere this thread's last mat_vouch gave up."},
+     "deferred() -> (record line, source line)\n\nWhere this thread's last file looked at (mat_vouch_many) was given up."},
     {NULL, NULL, 0, NULL},
 };
 

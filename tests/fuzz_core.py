@@ -71,7 +71,7 @@ def fuzz(module_path: str, seconds: float, seed: int) -> int:
         data = mutant("mat", rng.randrange(10**9))
         core.mat_tags(data)
         rules = rng.choice(packed)
-        counts = core.mat_vouch(data, rules)
+        counts = core.mat_vouch_many([(data, rules)])[0]
         core.deferred()
         core.mat_stats(data, rules, True, None)
         vouched += counts is not None
