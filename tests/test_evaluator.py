@@ -194,6 +194,20 @@ def test_training_learns_and_resumes_to_the_same_weights(tmp_path):
     assert float(((learner.net(x) - target) ** 2).mean()) < before
 
 
+def test_weights_of_inputs_this_version_does_not_encode_are_refused(tmp_path):
+    """A network's encoding is in its metadata: one this nardtools does not
+    know, or a race network that claims another, is refused by name."""
+    net = Network.random("backgammon", 8, seed=1, encoding="contact")
+    for encoding in ("bogus", "board"):   # "board" with contact weights: the shapes do not fit
+        Network(net.game, net.w1, net.b1, net.w2, net.b2, {**net.meta, "encoding": encoding}).save(tmp_path / "x.npz")
+        with pytest.raises(AnalysisError, match=r"x\.npz"):
+            Network.load(tmp_path / "x.npz")
+    race = Network.random("backgammon", 8, seed=1, race_points=6)
+    Network(race.game, race.w1, race.b1, race.w2, race.b2, {**race.meta, "encoding": "contact"}).save(tmp_path / "r.npz")
+    with pytest.raises(AnalysisError, match="does not encode"):
+        Network.load(tmp_path / "r.npz")
+
+
 def test_td_training_goes_on_from_the_shipped_contact_network(tmp_path):
     """The shipped weights are a checkpoint (docs/analysis.md): TD(lambda)
     resumed from backgammon's, a network of contact inputs, plays and learns
