@@ -2,17 +2,18 @@
  * The Python face of the compiled core (nardtools.core wraps it).
  *
  * Rules come as the bytes nardtools.core.pack_rules makes (N_RULES int32);
- * sides as sequences of 26 counts.  Each thread keeps one search workspace.
+ * sides as sequences of 26 counts.  Each thread keeps one search workspace and one
+ * .mat reader.
  */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include "bearoff.h"
 #include "core.h"
 #include "mat.h"
 #include "net.h"
-#include <stddef.h>
 #include "playout.h"
 #include "stats.h"
 
@@ -28,8 +29,7 @@ static _Thread_local MatFile *tls_matfile;
 
 /* This thread's reader of a .mat file, cleared for a new one: all but its
  * game's actions, which a game writes before it reads them (the actions are
- * 190 KB: allocated and cleared a file, they cost more than a small file's
- * replay). */
+ * 190 KB: allocating them a file made validate's look 7% slower, stats 4%). */
 static MatFile *thread_matfile(void)
 {
     if (!tls_matfile) tls_matfile = malloc(sizeof *tls_matfile);
@@ -475,7 +475,7 @@ static PyObject *py_mat_vouch_many(PyObject *self, PyObject *arg)
     PyObject *out = NULL;
     if (!views || !rules || !counts || !ok) {
         PyErr_NoMemory();
-        n = -1;
+        goto done;
     }
     for (; got < n; got++) {
         PyObject *item = PySequence_Fast_GET_ITEM(seq, got);
@@ -500,6 +500,7 @@ static PyObject *py_mat_vouch_many(PyObject *self, PyObject *arg)
             else PyList_SET_ITEM(out, i, one);
         }
     }
+done:
     for (Py_ssize_t i = 0; i < got; i++) PyBuffer_Release(&views[i]);
     PyMem_Free(views);
     PyMem_Free(rules);

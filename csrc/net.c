@@ -152,9 +152,8 @@ void net_forward(const Net *net, const signed char *boards, long long rows, floa
     const int hidden = net->hidden, outputs = net->outputs;
     for (long long r = 0; r < rows; r++) {
         int n = sparse_inputs(boards + 52 * r, net->encoding, index, value);
-        int tiled = 0;
-        for (; tiled + HIDDEN_TILE <= hidden; tiled += HIDDEN_TILE) {   /* a tile of units kept in registers */
-            const int j = tiled;
+        const int tiled = hidden - hidden % HIDDEN_TILE;
+        for (int j = 0; j < tiled; j += HIDDEN_TILE) {   /* a tile of units kept in registers */
             v8 a[HIDDEN_TILE / 8];
             memcpy(a, net->b1 + j, sizeof a);
             for (int i = 0; i < n; i++) {

@@ -195,9 +195,6 @@ class BearoffDatabase:
         is missing or does not verify.  Arrays are memory-mapped, so a lookup
         reads only the rows it needs."""
         folder = cache_dir or default_cache_dir()
-        found = _FOUND.get((points, folder))
-        if found is not None and _signature(found[0]) == found[1]:
-            return found[2]
         path = cache_path(points, folder)
         db = cls.load(points, path)
         if db is None:
@@ -214,8 +211,6 @@ class BearoffDatabase:
             db = cls.load(points, path)  # the stored form, as every later load sees it
             assert db is not None, path
             _POINTS.pop(folder, None)
-        files = [str(path / "meta.json"), *(str(path / f"{name}.npy") for name in _ARRAYS)]
-        _FOUND[points, folder] = (files, _signature(files), db)
         return db
 
     @classmethod
@@ -225,14 +220,14 @@ class BearoffDatabase:
         are always checked; the CRC-32 of every array when ``verify``, which by
         default is done for small databases only (``nardtools bearoff verify``
         checks a large one)."""
-        meta_path = path / "meta.json"
-        try:
-            stats = [f.stat() for f in [meta_path, *(path / f"{name}.npy" for name in _ARRAYS)]]
-        except OSError:
+        known = _LOADED.get(path)
+        files = known[0] if known else [str(path / "meta.json"), *(str(path / f"{name}.npy") for name in _ARRAYS)]
+        signature = _signature(files)
+        if signature is None:
             return None
-        key = (path, tuple((st.st_mtime_ns, st.st_size) for st in stats))
-        if key in _LOADED and not verify:
-            return _LOADED[key]
+        if known is not None and known[1] == signature and not verify:
+            return known[2]
+        meta_path = path / "meta.json"
         try:
             meta = json.loads(meta_path.read_text())
         except (OSError, ValueError):
@@ -255,7 +250,8 @@ class BearoffDatabase:
                     return None
         except (OSError, ValueError, KeyError):
             return None
-        _LOADED[key] = db = cls(points, **arrays)
+        db = cls(points, **arrays)
+        _LOADED[path] = (files, signature, db)
         return db
 
     def save(self, path: Path) -> None:
@@ -447,12 +443,10 @@ def _crc32(path: Path) -> int:
     return crc
 
 
-#: Databases already loaded in this process, by folder and its files' modification times and sizes.
-_LOADED: dict[tuple[Path, tuple[tuple[int, int], ...]], BearoffDatabase] = {}
-#: What :meth:`BearoffDatabase.cached` found, by points and cache, with its files and their
-#: :func:`_signature` then (a race's odds ask for it thousands of times a game: a few ``stat`` calls
-#: tell it is unchanged).
-_FOUND: dict[tuple[int, Path], tuple[list[str], tuple[tuple[int, int], ...] | None, BearoffDatabase]] = {}
+#: Databases already loaded in this process, by folder: its files, their :func:`_signature` then, and
+#: the database (a race's odds ask for it thousands of times a game: a few ``stat`` calls tell it is
+#: unchanged).
+_LOADED: dict[Path, tuple[list[str], tuple[tuple[int, int], ...], BearoffDatabase]] = {}
 #: What :func:`cached_points` found, by cache.
 _POINTS: dict[Path, list[int]] = {}
 

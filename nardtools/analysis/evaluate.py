@@ -66,7 +66,7 @@ from .nets import (
     exact_where_finished,
     finished,
     flip,
-    in_domain,
+    race_reach,
 )
 
 if TYPE_CHECKING:
@@ -513,18 +513,20 @@ def database_probabilities(rules: Rules, rows: np.ndarray, points: int | None = 
     from .bearoff import MAX_ROLLS, BearoffDatabase, cached_points, position_indices
 
     rows = np.asarray(rows, np.int8).reshape(-1, 52)
-    race = in_domain(rows, 12)
+    reach = race_reach(rows)   # (in_domain of each size, from one look at the rows)
     used = np.zeros(len(rows), np.int64)
     p = np.zeros((len(rows), len(CLASSES[rules.game.value])))
-    if not race.any():
+    if not ((reach > 0) & (reach <= 12)).any():
         return p, used
     sizes = [points] if points else sorted(p for p in cached_points() if p >= 6) or [6]
     for size in reversed(sizes):  # the smallest database both sides fit
-        used[in_domain(rows, size)] = size
+        used[(reach > 0) & (reach <= size)] = size
     point_mass = np.zeros(MAX_ROLLS)
     point_mass[0] = 1.0
-    for size in sorted(set(used[used > 0].tolist())):   # (not np.unique: it imports numpy.ma, 11 ms)
+    for size in sizes:
         take = np.nonzero(used == size)[0]
+        if not len(take):
+            continue
         db = BearoffDatabase.cached(int(size))
         sides = []
         for start in (1, 27):

@@ -500,18 +500,17 @@ class Network:
             raise AnalysisError(f"{path}: weights of format {meta.get('format')!r} for {game!r}; "
                                 f"this nardtools reads format {FORMAT_VERSION}")
         w1, b1, w2, b2 = arrays
+        net = cls(game, w1, b1, w2, b2, meta)
         k = len(CLASSES[game])
-        race = meta.get("kind") == "race"
-        if race and not 2 <= int(meta.get("points", 0)) <= 12:
+        if net.is_race and not 2 <= int(meta.get("points", 0)) <= 12:
             raise AnalysisError(f"{path}: a race network needs its points (2 to 12), not {meta.get('points')!r}")
-        encoding = meta.get("encoding") or ("race" if race else "board")
-        if encoding not in ENCODINGS or (encoding == "race") != race:
-            raise AnalysisError(f"{path}: weights for inputs {encoding!r}, which this nardtools does not encode")
-        if w1.shape[0] != ENCODINGS[encoding] or w1.shape[1] != b1.shape[0] or w2.shape != (b1.shape[0], k) or b2.shape != (k,):
+        if net.encoding not in ENCODINGS or (net.encoding == "race") != net.is_race:
+            raise AnalysisError(f"{path}: weights for inputs {net.encoding!r}, which this nardtools does not encode")
+        if w1.shape[0] != net.inputs or w1.shape[1] != b1.shape[0] or w2.shape != (b1.shape[0], k) or b2.shape != (k,):
             raise AnalysisError(f"{path}: the weights' shapes do not fit a {game} network")
         if not all(np.isfinite(a).all() for a in arrays):
             raise AnalysisError(f"{path}: the weights hold NaN or infinite numbers")
-        return cls(game, w1, b1, w2, b2, meta)
+        return net
 
 
 def in_domain(rows: np.ndarray, points: int) -> np.ndarray:
@@ -525,8 +524,16 @@ def in_domain(rows: np.ndarray, points: int) -> np.ndarray:
     >>> in_domain(rows, 6).tolist()
     [True, False]
     """
+    reach = race_reach(rows)
+    return (reach > 0) & (reach <= points)
+
+
+def race_reach(rows: np.ndarray) -> np.ndarray:
+    """The furthest point either side of each row (n, 52) still holds (25:
+    the bar), 0 for a finished game: a row is in :func:`in_domain` of
+    ``points`` when its reach is 1 to ``points``."""
     far = furthest(rows)
-    return np.asarray((far <= points).all(axis=1) & (far > 0).all(axis=1))
+    return np.where((far > 0).all(axis=1), far.max(axis=1), 0)
 
 
 @dataclass(frozen=True, eq=False)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -97,16 +96,6 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: s
         return FileStats(str(path), unreadable=f"internal error ({type(e).__name__}: {e}); please report it")
 
 
-@cache
-def _race_tables(points: int) -> tuple[Any, ...]:
-    """The bear-off database's tables the core reads, loaded once a process
-    (not once a file: finding the cached database costs more than a small file)."""
-    from ..bearoff import BearoffDatabase
-
-    db = BearoffDatabase.cached(points)
-    return db.points, db.dist, db.gammon_dist, db.home_dist
-
-
 _OUTCOMES = {True: ("", "oin", "mars", "home-mars", "koks"), False: ("", "single", "gammon", "backgammon", "")}
 _ENDINGS = (None, "bear-off", "drop", "resign")
 _SOURCES = ("none", "replay", "record")
@@ -118,6 +107,7 @@ def core_file_stats(path: str, data: bytes | None = None, *, turns: bool = False
     doubt (the same figures as the replay here), or ``None`` (see
     :func:`~nardtools.core.mat_file` for ``encoding``)."""
     from ...core import compiled, mat_file, pack_rules
+    from ..bearoff import BearoffDatabase
 
     read = mat_file(path, data, encoding=encoding)
     core = compiled()
@@ -125,7 +115,8 @@ def core_file_stats(path: str, data: bytes | None = None, *, turns: bool = False
         return None
     data, ruleset = read
     rules = ruleset.rules
-    got = core.mat_stats(data, pack_rules(rules), turns, _race_tables(race_points))
+    db = BearoffDatabase.cached(race_points)
+    got = core.mat_stats(data, pack_rules(rules), turns, (db.points, db.dist, db.gammon_dist, db.home_dist))
     if got is None:
         return None
     (first, second), length, games, sides, turn_bytes, text = got
