@@ -134,4 +134,11 @@ int judge_play(const Turn *t, Search *s, const Move *moves, int nmoves, Board *a
 int classify(const Rules *r, const signed char *loser);   /* 1..4: single/oin ... koks */
 int points_for(const Rules *r, int kind);
 
+/* ASCII classes for reading text: the C library's depend on the locale
+ * (Python sets LC_CTYPE from the environment), the reference's do not. */
+static inline int ascii_digit(char c) { return (unsigned char)(c - '0') < 10; }
+static inline int ascii_alpha(char c) { return (unsigned char)((c | 32) - 'a') < 26; }
+static inline int ascii_alnum(char c) { return ascii_digit(c) || ascii_alpha(c); }
+static inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c; }
+
 #endif

@@ -8,7 +8,6 @@
  * caller asks the reference, which names the rule.
  */
 
-#include <ctype.h>
 #include "core.h"
 
 /* ------------------------------------------------------------------ reading */
@@ -16,16 +15,16 @@
 /* A point word: 0-25 (leading zeros, at most three digits), bar, off, b, o; -1 otherwise. */
 static int point_word(const char *p, int n)
 {
-    if (n == 3 && tolower((unsigned char)p[0]) == 'b' && tolower((unsigned char)p[1]) == 'a'
-        && tolower((unsigned char)p[2]) == 'r') return BAR;
-    if (n == 3 && tolower((unsigned char)p[0]) == 'o' && tolower((unsigned char)p[1]) == 'f'
-        && tolower((unsigned char)p[2]) == 'f') return OFF;
+    if (n == 3 && ascii_lower(p[0]) == 'b' && ascii_lower(p[1]) == 'a'
+        && ascii_lower(p[2]) == 'r') return BAR;
+    if (n == 3 && ascii_lower(p[0]) == 'o' && ascii_lower(p[1]) == 'f'
+        && ascii_lower(p[2]) == 'f') return OFF;
     if (n == 1 && (p[0] == 'b' || p[0] == 'B')) return BAR;
     if (n == 1 && (p[0] == 'o' || p[0] == 'O')) return OFF;
     if (n == 0 || n > 3) return -1;
     int v = 0;
     for (int i = 0; i < n; i++) {
-        if (!isdigit((unsigned char)p[i])) return -1;
+        if (!ascii_digit(p[i])) return -1;
         v = v * 10 + (p[i] - '0');
     }
     return v <= 25 ? v : -1;
@@ -40,7 +39,7 @@ int parse_play(const char *text, int n, Move *moves, int max_moves)
         int chain_start = k, prev = -1, points = 0;
         for (;;) {
             int j = i;
-            while (j < n && isalnum((unsigned char)text[j])) j++;
+            while (j < n && ascii_alnum(text[j])) j++;
             int pt = point_word(text + i, j - i);
             if (pt < 0) return -1;
             if (j < n && text[j] == '*') j++;

@@ -6,13 +6,12 @@
  * kind); anything else and the file goes to the reference.
  */
 
-#include <ctype.h>
 #include "mat.h"
 
 #define MAX_LINE 10000     /* the reference reads no longer line (nardtools.notation.source) */
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
-static int is_word(char c) { return isalnum((unsigned char)c) || c == '_'; }
+static int is_word(char c) { return ascii_alnum(c) || c == '_'; }
 
 static Span strip(Span x)
 {
@@ -26,7 +25,7 @@ static int starts_with(Span x, const char *w)
 {
     int n = (int)strlen(w);
     if (x.n < n) return 0;
-    for (int i = 0; i < n; i++) if (tolower((unsigned char)x.p[i]) != w[i]) return 0;
+    for (int i = 0; i < n; i++) if (ascii_lower(x.p[i]) != w[i]) return 0;
     return 1;
 }
 
@@ -36,8 +35,8 @@ static int starts_with(Span x, const char *w)
 static int parse_uint(const char *p, int n, int *i, int *value)
 {
     int j = *i, v = 0;
-    if (j >= n || !isdigit((unsigned char)p[j])) return 0;
-    for (; j < n && isdigit((unsigned char)p[j]); j++) {
+    if (j >= n || !ascii_digit(p[j])) return 0;
+    for (; j < n && ascii_digit(p[j]); j++) {
         if (j - *i >= 9) return -1;
         v = v * 10 + (p[j] - '0');
     }
@@ -94,8 +93,10 @@ static int valid_utf8(const unsigned char *p, const unsigned char *end)
  * line's length is given as MAX_LINE + 1. */
 static Span next_line(const char **p, const char *end)
 {
-    const char *nl = *p;
-    while (nl < end && *nl != '\n' && *nl != '\r') nl++;
+    const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+    if (!nl) nl = end;
+    const char *cr = memchr(*p, '\r', (size_t)(nl - *p));
+    if (cr) nl = cr;
     Span line = {*p, nl - *p > MAX_LINE ? MAX_LINE + 1 : (int)(nl - *p)};
     if (nl < end && *nl == '\r') { nl++; if (nl < end && *nl == '\n') nl++; }
     else if (nl < end) nl++;
@@ -185,7 +186,7 @@ static int score_line(MatFile *f, Span line, int lineno)
     }
     if (c1 < 0) DEFER(f, lineno);
     int end = line.n;
-    while (end > c1 && isdigit((unsigned char)line.p[end - 1])) end--;
+    while (end > c1 && ascii_digit(line.p[end - 1])) end--;
     if (end == line.n || line.n - end > 9) DEFER(f, lineno);
     int j = end, v;
     if (parse_uint(line.p, line.n, &j, &v) != 1) DEFER(f, lineno);
@@ -199,7 +200,7 @@ static int score_line(MatFile *f, Span line, int lineno)
         for (int q = 0; q < 2; q++) {
             Span n = names[q];
             int comma = n.n;   /* `name,1666` or `name, 1666`: a rating */
-            while (comma > 0 && isdigit((unsigned char)n.p[comma - 1])) comma--;
+            while (comma > 0 && ascii_digit(n.p[comma - 1])) comma--;
             int digits = comma < n.n;
             while (comma > 0 && is_space(n.p[comma - 1])) comma--;
             if (digits && comma > 0 && n.p[comma - 1] == ',') n = strip((Span){n.p, comma - 1});
@@ -219,7 +220,7 @@ static int cell_start(Span body, int i)
     char c = body.p[i];
     if (c >= '1' && c <= '6')
         return i + 2 < body.n && body.p[i + 1] >= '1' && body.p[i + 1] <= '6' && body.p[i + 2] == ':';
-    if (!isalpha((unsigned char)c)) return 0;
+    if (!ascii_alpha(c)) return 0;
     static const char *words[] = {"doubles", "beavers", "raccoons", "takes", "drops", "passes", "wins", "losses",
                                   "resigns"};
     Span rest = {body.p + i, body.n - i};
@@ -271,7 +272,7 @@ static int cell(MatFile *f, Span text, int player, int number, int lineno)
     }
     int beaver = starts_with(text, "beavers") || starts_with(text, "raccoons");
     if (starts_with(text, "doubles") || beaver) {
-        int i = beaver && tolower((unsigned char)text.p[0]) == 'r' ? 8 : 7, v;
+        int i = beaver && ascii_lower(text.p[0]) == 'r' ? 8 : 7, v;
         while (i < text.n && is_space(text.p[i])) i++;
         if (i + 1 >= text.n || text.p[i] != '=' || text.p[i + 1] != '>') DEFER(f, lineno);
         i += 2;
@@ -302,7 +303,7 @@ static int cell(MatFile *f, Span text, int player, int number, int lineno)
         while (i < text.n && is_space(text.p[i])) i++;
         Span rest = {text.p + i, text.n - i};
         if (!starts_with(rest, "point")) DEFER(f, lineno);
-        int w = rest.n > 5 && tolower((unsigned char)rest.p[5]) == 's' ? 6 : 5;
+        int w = rest.n > 5 && ascii_lower(rest.p[5]) == 's' ? 6 : 5;
         if (rest.n > w && is_word(rest.p[w])) DEFER(f, lineno);
         Span tail = strip((Span){rest.p + w, rest.n - w});
         if (tail.n && !and_the_match(tail)) DEFER(f, lineno);
@@ -324,34 +325,39 @@ static int move_line(MatFile *f, Span line, int lineno)
     else i = 0;
     int body_start = i;
     Span body = line;
-    int starts[4], n = 0;
-    for (int c = body_start; c < body.n; c++) {
-        if (cell_start(body, c)) {
+    int starts[4], ends[4], n = 0;
+    for (int c = body_start; c < body.n;) {   /* word by word (printable ASCII: a space is ' '); a cell starts at one */
+        if (body.p[c] == ' ') { c++; continue; }
+        int w = c;
+        while (c < body.n && body.p[c] != ' ') c++;
+        if (w > 0 && body.p[w - 1] != ' ') {   /* right after the move number's `)` */
+            if (!n) DEFER(f, lineno);
+        } else if (cell_start(body, w)) {
             if (n == 4) DEFER(f, lineno);
-            starts[n++] = c;
-        } else if (c > 0 && is_space(body.p[c - 1]) && isdigit((unsigned char)body.p[c])) {
+            starts[n++] = w;
+        } else if (!n) {
+            DEFER(f, lineno);   /* text before the first cell */
+        } else if (w > 0 && ascii_digit(body.p[w])) {
             /* a move number repeated inside the line (`12)`): the reference blanks it */
-            int q = c;
-            while (q < body.n && isdigit((unsigned char)body.p[q])) q++;
+            int q = w;
+            while (q < body.n && ascii_digit(body.p[q])) q++;
             if (q < body.n && body.p[q] == ')' && (q + 1 == body.n || is_space(body.p[q + 1]))) DEFER(f, lineno);
         }
+        ends[n - 1] = c;   /* a cell ends at its last word */
     }
-    for (int c = body_start; c < (n ? starts[0] : body.n); c++)
-        if (!is_space(body.p[c])) DEFER(f, lineno);
     if (n == 0) return 1;   /* a bare move number */
     for (int c = 0; c < n; c++) {
         int player;
         if (c == 0 && n >= 2) player = 0;
         else if (c == 1) player = 1;
         else if (c == 2) {   /* a third slot (Galaxy): whoever did not lose */
-            Span first = strip((Span){body.p + starts[0], starts[1] - starts[0]});
-            Span second = strip((Span){body.p + starts[1], starts[2] - starts[1]});
+            Span first = {body.p + starts[0], ends[0] - starts[0]};
+            Span second = {body.p + starts[1], ends[1] - starts[1]};
             player = starts_with(first, "losses") ? 1 : starts_with(second, "losses") ? 0 : 1;
         }
         else if (numbered) player = starts[c] - body_start >= 8 ? 1 : 0;
         else player = starts[c] >= 20 ? 1 : 0;
-        int end = c + 1 < n ? starts[c + 1] : body.n;
-        if (!cell(f, strip((Span){body.p + starts[c], end - starts[c]}), player, number, lineno)) return 0;
+        if (!cell(f, (Span){body.p + starts[c], ends[c] - starts[c]}, player, number, lineno)) return 0;
     }
     return 1;
 }
@@ -383,8 +389,9 @@ int mat_read(const char *data, size_t size, MatFile *f)
             if (has_word(s, "AutoDoubles")) DEFER(f, lineno);   /* a game's automatic doubles: the reference */
             continue;
         }
-        for (int i = 0; i < line.n; i++)   /* printable ASCII: columns are characters, spaces as the reference's */
-            if ((unsigned char)line.p[i] < 0x20 || (unsigned char)line.p[i] > 0x7e) DEFER(f, lineno);
+        unsigned char unprintable = 0;   /* printable ASCII: columns are characters, spaces as the reference's */
+        for (int i = 0; i < line.n; i++) unprintable |= (unsigned char)(line.p[i] - 0x20) > 0x5e;
+        if (unprintable) DEFER(f, lineno);
         if (!f->header) {
             int i = 0, v;
             if (lineno > 200 || parse_uint(s.p, s.n, &i, &v) != 1) DEFER(f, lineno);

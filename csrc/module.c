@@ -10,6 +10,7 @@
 #include <Python.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include "bearoff.h"
 #include "core.h"
 #include "mat.h"
@@ -414,6 +415,111 @@ static PyObject *py_mat_tags(PyObject *self, PyObject *arg)
     if (!list || PyErr_Occurred()) { Py_XDECREF(list); return NULL; }
     if (!ok) { Py_DECREF(list); Py_RETURN_NONE; }
     return list;
+}
+
+/* A file read without the interpreter, and its tags: spans into `data`. */
+typedef struct {
+    char *data;
+    size_t len;
+    int ok;          /* read, not over the limit, tags as the reference reads them */
+    int ntags, cap;
+    Span *tags;      /* name, value, name, value, ... */
+} ReadFile;
+
+static void keep_tag(void *user, Span name, Span value)
+{
+    ReadFile *rf = user;
+    if (rf->ntags * 2 + 2 > rf->cap) {
+        int cap = rf->cap ? rf->cap * 2 : 16;
+        Span *more = realloc(rf->tags, (size_t)cap * sizeof *more);
+        if (!more) { rf->ok = 0; return; }
+        rf->tags = more;
+        rf->cap = cap;
+    }
+    rf->tags[2 * rf->ntags] = name;
+    rf->tags[2 * rf->ntags + 1] = value;
+    rf->ntags++;
+}
+
+/* Read one file of at most `limit` bytes, then its tags (no Python call). */
+static void read_file(const char *path, long long limit, ReadFile *rf)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return;
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= limit) {
+        rf->data = malloc((size_t)st.st_size + 1);
+        if (rf->data) {
+            rf->len = fread(rf->data, 1, (size_t)st.st_size + 1, fp);
+            rf->ok = !ferror(fp) && rf->len <= (size_t)st.st_size;   /* (a file that grew: the reference) */
+        }
+    }
+    fclose(fp);
+    if (rf->ok) {
+        rf->ok = 2;   /* keep_tag clears it when it runs out of memory */
+        int read = mat_tags(rf->data, rf->len, keep_tag, rf);
+        rf->ok = read && rf->ok == 2;
+    }
+}
+
+static PyObject *read_result(const ReadFile *rf)
+{
+    if (!rf->ok) Py_RETURN_NONE;
+    PyObject *tags = PyList_New(rf->ntags), *data = NULL;
+    for (int t = 0; tags && t < rf->ntags; t++) {
+        const Span *nv = &rf->tags[2 * t];
+        PyObject *pair = Py_BuildValue("(s#s#)", nv[0].p, (Py_ssize_t)nv[0].n, nv[1].p, (Py_ssize_t)nv[1].n);
+        if (!pair) Py_CLEAR(tags);
+        else PyList_SET_ITEM(tags, t, pair);
+    }
+    if (tags) data = PyBytes_FromStringAndSize(rf->data, (Py_ssize_t)rf->len);
+    PyObject *out = data ? PyTuple_Pack(2, data, tags) : NULL;
+    Py_XDECREF(data);
+    Py_XDECREF(tags);
+    return out;
+}
+
+/* mat_read_files([path, ...], limit) -> [(data, [(name, value)]) | None, ...] */
+static PyObject *py_mat_read_files(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    long long limit;
+    if (nargs != 2 || (limit = PyLong_AsLongLong(args[1])) == -1) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "mat_read_files(paths, limit)");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(args[0], "mat_read_files takes a list of paths");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), got = 0;
+    PyObject **names = PyMem_Calloc((size_t)n + 1, sizeof *names);
+    ReadFile *files = PyMem_Calloc((size_t)n + 1, sizeof *files);
+    PyObject *out = NULL;
+    if (!names || !files) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; got < n; got++)
+        if (!PyUnicode_FSConverter(PySequence_Fast_GET_ITEM(seq, got), &names[got])) break;
+    if (got < n) goto done;
+    Py_BEGIN_ALLOW_THREADS   /* the reading and the tags of every file, the interpreter free */
+    for (Py_ssize_t i = 0; i < n; i++) read_file(PyBytes_AS_STRING(names[i]), limit, &files[i]);
+    Py_END_ALLOW_THREADS
+    out = PyList_New(n);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        PyObject *one = read_result(&files[i]);
+        if (!one) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, i, one);
+    }
+done:
+    for (Py_ssize_t i = 0; i < got; i++) Py_DECREF(names[i]);
+    for (Py_ssize_t i = 0; files && i < n; i++) {
+        free(files[i].data);
+        free(files[i].tags);
+    }
+    PyMem_Free(names);
+    PyMem_Free(files);
+    Py_DECREF(seq);
+    return out;
 }
 
 /* The game of a record the core vouches for: the replay; the counts added up. */
@@ -901,6 +1007,11 @@ static PyMethodDef methods[] = {
      "mat_tags(data) -> [(name, value)] | None\n\n"
      "The tags of a .mat file's comment lines, as the reference reads them; None when the core\n"
      "cannot be sure it would read them alike."},
+    {"mat_read_files", (PyCFunction)(void (*)(void))py_mat_read_files, METH_FASTCALL,
+     "mat_read_files([path, ...], limit) -> [(data, [(name, value)]) | None, ...]\n\n"
+     "Each file's bytes and tags (as mat_tags), read in one call that frees the interpreter; None for a\n"
+     "file that cannot be read, is not a regular file, is over `limit` bytes or whose tags the core\n"
+     "cannot be sure it reads as the reference does."},
     {"mat_vouch_many", py_mat_vouch_many, METH_O,
      "mat_vouch_many([(data, rules), ...]) -> [(games, complete_games, turns) | None, ...]\n\n"
      "For each .mat file, its counts under its rules (from its tags) when the reference's replay would\n"

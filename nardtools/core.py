@@ -17,7 +17,7 @@ import contextlib
 import functools
 import os
 import struct
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -91,37 +91,45 @@ def mat_file(path: str, data: bytes | None = None, rules: str | None = None,
     or ``rules`` and ``options`` on top of them, as
     :func:`~nardtools.notation.replay.record_ruleset` decides), when the core
     can read it alone; ``None`` when the core is absent, the file is standard
-    input or larger than :data:`~nardtools.notation.source.IN_MEMORY`, cannot
-    be read, has tags the core does not read as the reference does, or is
-    not plain ASCII while an ``encoding`` is given (the core reads bytes as
-    UTF-8; plain ASCII reads the same in any encoding that extends it).  The
-    reference then reads it, and reports whatever is wrong."""
+    input, not a regular file or larger than
+    :data:`~nardtools.notation.source.IN_MEMORY`, cannot be read, has tags
+    the core does not read as the reference does, or is not plain ASCII
+    while an ``encoding`` is given (the core reads bytes as UTF-8; plain
+    ASCII reads the same in any encoding that extends it).  The reference
+    then reads it, and reports whatever is wrong."""
+    return mat_files([(path, data)], rules, options, encoding)[0]
+
+
+def mat_files(files: Sequence[tuple[str, bytes | None]], rules: str | None = None,
+              options: Mapping[str, str] | None = None,
+              encoding: str | None = None) -> list[tuple[bytes, Ruleset] | None]:
+    """:func:`mat_file` of each ``(path, data)`` (``data`` ``None``: read from
+    ``path``), the files to read read in one call that frees the interpreter."""
     from .errors import NardtoolsError
     from .notation.source import IN_MEMORY
     from .notation.tags import tags_ruleset
 
     core = compiled()
     if core is None:
-        return None
-    try:
+        return [None] * len(files)
+    to_read = [path for path, data in files if data is None and path != "-"]
+    read = iter(core.mat_read_files(to_read, IN_MEMORY) if to_read else ())
+    overrides = tuple(sorted((options or {}).items()))
+    out: list[tuple[bytes, Ruleset] | None] = []
+    for path, data in files:
         if data is None:
-            if path == "-":
-                return None
-            with open(path, "rb") as f:   # (no pathlib object: a small file costs less to read than to name)
-                if os.fstat(f.fileno()).st_size > IN_MEMORY:
-                    return None
-                data = f.read()
-    except OSError:
-        return None
-    if encoding is not None and not (data.isascii() and _extends_ascii(encoding)):
-        return None
-    tags = core.mat_tags(data)
-    if tags is None:
-        return None
-    try:
-        return data, tags_ruleset(tuple(tags), rules, tuple(sorted((options or {}).items())))
-    except NardtoolsError:  # an unknown ruleset, a ruleset of the other game: the reference says so
-        return None
+            got = next(read) if path != "-" else None
+            data, tags = got if got is not None else (b"", None)
+        else:
+            tags = core.mat_tags(data)
+        if tags is None or (encoding is not None and not (data.isascii() and _extends_ascii(encoding))):
+            out.append(None)
+            continue
+        try:
+            out.append((data, tags_ruleset(tuple(tags), rules, overrides)))
+        except NardtoolsError:  # an unknown ruleset, a ruleset of the other game: the reference says so
+            out.append(None)
+    return out
 
 
 _ASCII = bytes(range(0x20, 0x7F)) + b"\t\n\r"

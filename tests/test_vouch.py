@@ -394,3 +394,27 @@ def test_mutated_long_nardy_records_agree_under_any_rules(seed, ruleset, options
     data = export_mat(replay_match(random_match(find_ruleset(ruleset), 3, seed), rules=ruleset)).encode()
     for _ in range(3):
         assert _agrees_under(_mutate(data, rng), ruleset, options, lenient, None) is not False
+
+
+def test_files_read_by_the_core_are_their_bytes_and_tags(tmp_path):
+    """validate's threads have the core read their files (the interpreter
+    free): each file's bytes and mat_tags' tags, or None where the reference
+    must read it: missing, a folder, over the size limit, tags in doubt."""
+    good = tmp_path / "a.mat"
+    good.write_bytes(FIXTURE)
+    doubtful = tmp_path / "b.mat"
+    doubtful.write_bytes(b"; [Player 1 \"X\xe9\"]\n" + FIXTURE)  # (not ASCII in a tag line)
+    empty = tmp_path / "c.mat"
+    empty.write_bytes(b"")
+    paths = [str(good), str(tmp_path / "missing.mat"), str(tmp_path), str(doubtful), str(empty)]
+    got = CORE.mat_read_files(paths, 1 << 20)
+    assert got[0] == (FIXTURE, CORE.mat_tags(FIXTURE)) and got[0][1]
+    assert got[1] is None and got[2] is None and got[3] is None and CORE.mat_tags(doubtful.read_bytes()) is None
+    assert got[4] == (b"", [])
+    assert CORE.mat_read_files([str(good)], len(FIXTURE) - 1) == [None]
+    assert CORE.mat_read_files([str(good)], len(FIXTURE)) == [(FIXTURE, got[0][1])]
+    with pytest.raises(TypeError):
+        CORE.mat_read_files([str(good)], "big")
+    # and vouched_many reads them so: the same reports as with the bytes given
+    from_paths = validate.vouched_many([(str(good), None), (str(tmp_path / "missing.mat"), None)])
+    assert from_paths[1] is None and from_paths[0] == validate.vouched(str(good), data=FIXTURE)

@@ -30,7 +30,7 @@ from .sniff import check_encoding
 if TYPE_CHECKING:
     from .replay import Problem
 
-from ..core import compiled, mat_file, pack_rules
+from ..core import compiled, mat_files, pack_rules
 
 __all__ = ["RECORD_SUFFIXES", "FileReport", "expand_paths", "read_record", "replay_file", "validate_file",
            "validate_paths", "vouched"]
@@ -71,26 +71,27 @@ def vouched(path: str, rules: str | None = None, options: Mapping[str, str] | No
     file's lenient replay is its strict one, so ``lenient`` changes nothing
     here; with an ``encoding`` only a plain ASCII file is vouched for
     (:func:`~nardtools.core.mat_file`)."""
-    return vouched_many([(path, rules, options, lenient, encoding, data)])[0]
+    return vouched_many([(path, data)], rules, options, encoding)[0]
 
 
-def vouched_many(work: Sequence[tuple[Any, ...]]) -> list[FileReport | None]:
-    """:func:`vouched` of each file (its arguments, in order), the core
-    looking at them all in one call that frees the interpreter (threads
-    looking at other files then read theirs meanwhile)."""
+def vouched_many(files: Sequence[tuple[str, bytes | None]], rules: str | None = None,
+                 options: Mapping[str, str] | None = None, encoding: str | None = None) -> list[FileReport | None]:
+    """:func:`vouched` of each ``(path, data)``, the core reading the files
+    and then looking at them in calls that free the interpreter (threads
+    looking at other files meanwhile)."""
     core = compiled()
     if core is None:
-        return [None] * len(work)
-    reads = [mat_file(path, data, rules, options, encoding) for path, rules, options, _, encoding, data in work]
+        return [None] * len(files)
+    reads = mat_files(files, rules, options, encoding)
     looked = iter(core.mat_vouch_many([(read[0], pack_rules(read[1].rules)) for read in reads if read is not None]))
+    named = (check_encoding(encoding), "given") if encoding else ("utf-8", "ASCII")
     out: list[FileReport | None] = []
-    for (path, _, _, _, encoding, _), read in zip(work, reads):
+    for (path, _), read in zip(files, reads):
         counts = next(looked) if read is not None else None
         if counts is None:
             out.append(None)
             continue
         games, complete, turns = counts
-        named = (check_encoding(encoding), "given") if encoding else ("utf-8", "ASCII")
         out.append(FileReport(path, "mat", games=games, complete_games=complete, turns=turns, encoding=named[0],
                               encoding_why=named[1]))
     return out
@@ -168,8 +169,11 @@ def validate_paths(files: list[str], rules: str | None = None, options: Mapping[
     jobs = max(1, min(jobs, len(work), os.cpu_count() or 1))
     if jobs > 1 and _total_size(files) < SMALL_ARCHIVE:
         jobs = 1
+    runs = [work[i:i + LOOK_RUN] for i in range(0, len(work), LOOK_RUN)]
     if jobs == 1:
-        yield from (validate_file(*w) for w in work)
+        for run in runs:
+            for w, quick in zip(run, vouched_many([(w[0], w[5]) for w in run], rules, options, encoding)):
+                yield quick or replay_file(*w)
         return
     from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -178,8 +182,8 @@ def validate_paths(files: list[str], rules: str | None = None, options: Mapping[
     try:
         with ThreadPoolExecutor(jobs) as threads:
             # files looked at in runs of LOOK_RUN a thread: a file's own task costs more than its look
-            looks = deque((run, threads.submit(vouched_many, run)) for run in
-                          (work[i:i + LOOK_RUN] for i in range(0, len(work), LOOK_RUN)))
+            looks = deque((run, threads.submit(vouched_many, [(w[0], w[5]) for w in run], rules, options, encoding))
+                          for run in runs)
             while looks or pending:
                 while looks and looks[0][1].done():
                     run, look = looks.popleft()
