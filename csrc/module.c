@@ -936,6 +936,42 @@ static PyObject *py_furthest(PyObject *self, PyObject *const *args, Py_ssize_t n
     return result;
 }
 
+/* best_of_groups(values, counts, keep, out): see the method table. */
+static PyObject *py_best_of_groups(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) return PyErr_Format(PyExc_TypeError, "best_of_groups takes 4 arguments");
+    long keep = PyLong_AsLong(args[2]);
+    if (keep == -1 && PyErr_Occurred()) return NULL;
+    if (keep < 1 || keep > NET_MAX_KEEP) return PyErr_Format(PyExc_ValueError, "best_of_groups keeps 1-%d", NET_MAX_KEEP);
+    Py_buffer v[3];
+    const int index[3] = {0, 1, 3};
+    int got = 0;
+    for (; got < 3; got++)
+        if (PyObject_GetBuffer(args[index[got]], &v[got], PyBUF_C_CONTIGUOUS | (got == 2 ? PyBUF_WRITABLE : 0)) < 0) break;
+    PyObject *result = NULL;
+    if (got == 3) {
+        Py_ssize_t n = v[0].len / (Py_ssize_t)sizeof(double), groups = v[1].len / (Py_ssize_t)sizeof(int), total = 0;
+        int sane = v[0].len % (Py_ssize_t)sizeof(double) == 0 && v[1].len % (Py_ssize_t)sizeof(int) == 0 && v[2].len == n;
+        for (Py_ssize_t g = 0; sane && g < groups; g++) {
+            int c = ((const int *)v[1].buf)[g];
+            sane = c >= 0;
+            total += c;
+        }
+        if (!sane || total != n) {
+            PyErr_SetString(PyExc_ValueError, "best_of_groups: float64 values, int32 counts adding up to them, "
+                            "uint8 out as long as the values");
+        } else {
+            Py_BEGIN_ALLOW_THREADS
+            best_of_groups(v[0].buf, v[1].buf, groups, (int)keep, v[2].buf);
+            Py_END_ALLOW_THREADS
+            result = Py_NewRef(Py_None);
+        }
+    }
+    for (int i = 0; i < got; i++) PyBuffer_Release(&v[i]);
+    return result;
+}
+
 /* net_forward(encoding, hidden, outputs, w1, b1, w2, b2, boards, out): see the method table. */
 static PyObject *py_net_forward(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1041,6 +1077,11 @@ static PyMethodDef methods[] = {
      "furthest(boards, out)\n\n"
      "Each side's furthest checker from home (nardtools.analysis.nets.furthest): boards int8 rows of 52,\n"
      "out int8 rows of 2, the highest point 1-25 holding a checker, 0 when none is left in play."},
+    {"best_of_groups", (PyCFunction)(void (*)(void))py_best_of_groups, METH_FASTCALL,
+     "best_of_groups(values, counts, keep, out)\n\n"
+     "Of each group of `counts` values (float64, one group after another; counts int32), marks in out\n"
+     "(uint8, one a value) the `keep` least, the earlier among equals, and every one of a group of no\n"
+     "more (nardtools.analysis.selfplay.best_in_rolls)."},
     {"net_forward", (PyCFunction)(void (*)(void))py_net_forward, METH_FASTCALL,
      "net_forward(encoding, hidden, outputs, w1, b1, w2, b2, boards, out)\n\n"
      "A network's outputs of board rows (nardtools.analysis.nets.Network; encoding: 0 board, 1 race,\n"

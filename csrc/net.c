@@ -88,13 +88,16 @@ static int sparse_inputs(const signed char *board, int encoding, int *index, flo
     for (int side = 0; side < 2; side++) {
         const signed char *c = board + 26 * side;
         long pips = 0;
-        for (int p = 1; p <= 24; p++) {
+        for (int p = 1; p <= 24; p++) {   /* a point's four inputs written, as many kept as it has (no branch) */
             int k = c[p], base = side * 96 + (p - 1) * 4;
             pips += (long)k * p;
-            if (k >= 1) { index[n] = base; value[n++] = 1.0f; }
-            if (k >= 2) { index[n] = base + 1; value[n++] = 1.0f; }
-            if (k >= 3) { index[n] = base + 2; value[n++] = 1.0f; }
-            if (k > 3) { index[n] = base + 3; value[n++] = (float)(k - 3) / 2.0f; }
+            index[n] = base;
+            index[n + 1] = base + 1;
+            index[n + 2] = base + 2;
+            index[n + 3] = base + 3;
+            value[n] = value[n + 1] = value[n + 2] = 1.0f;
+            value[n + 3] = (float)(k - 3) / 2.0f;
+            n += k <= 0 ? 0 : k >= 4 ? 4 : k;   /* (n stays under 4 x 48: the writes fit NET_MAX_INPUTS) */
         }
         pips += (long)c[25] * 25;
         if (c[25]) { index[n] = 192 + side; value[n++] = (float)c[25] / 2.0f; }
@@ -175,5 +178,31 @@ void net_forward(const Net *net, const signed char *boards, long long rows, floa
             z += hj * *(const v8u *)(net->w2 + (long long)j * NET_MAX_OUTPUTS);
         }
         for (int k = 0; k < outputs; k++) out[r * outputs + k] = sigmoid(z[k]);
+    }
+}
+
+void best_of_groups(const double *value, const int *counts, long long groups, int keep, unsigned char *out)
+{
+    int best[NET_MAX_KEEP];
+    long long start = 0;
+    for (long long g = 0; g < groups; start += counts[g], g++) {
+        const int n = counts[g];
+        if (n <= keep) {
+            memset(out + start, 1, (size_t)n);
+            continue;
+        }
+        memset(out + start, 0, (size_t)n);
+        int kept = 0;   /* best[0..kept) in order: least value first, the earlier first among equals */
+        for (int i = 0; i < n; i++) {
+            const double v = value[start + i];
+            if (kept == keep && !(v < value[start + best[kept - 1]])) continue;
+            int at = kept < keep ? kept++ : kept - 1;
+            while (at > 0 && v < value[start + best[at - 1]]) {
+                best[at] = best[at - 1];
+                at--;
+            }
+            best[at] = i;
+        }
+        for (int i = 0; i < kept; i++) out[start + best[i]] = 1;
     }
 }

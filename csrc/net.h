@@ -27,4 +27,10 @@ typedef struct {
  * counts; `scratch` holds net->hidden floats. */
 void net_forward(const Net *net, const signed char *boards, long long rows, float *out, float *scratch);
 
+/* Of each group of `counts` values (one after another), marks in `out` the
+ * `keep` least (the earlier among equals), every one of a group of no more;
+ * keep at most NET_MAX_KEEP (nardtools.analysis.selfplay.best_in_rolls). */
+#define NET_MAX_KEEP 64
+void best_of_groups(const double *value, const int *counts, long long groups, int keep, unsigned char *out);
+
 #endif

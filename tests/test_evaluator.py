@@ -389,18 +389,19 @@ def test_the_results_of_every_roll_are_the_reference_engines(game):
 
 
 @pytest.mark.parametrize("game", ["long", "backgammon"])
-@pytest.mark.parametrize("kind", ["main", "race"])
+@pytest.mark.parametrize("kind", ["main", "race", "prune"])
 def test_the_compiled_forward_pass_is_numpys(game, kind):
     """The core's networks (csrc/net.c) against the numpy reference, within
     1e-6, on self-play positions and every result of their rolls, for the
-    shipped main and race networks and a wider random one (256 units)."""
-    from nardtools.analysis.evaluate import load_network, load_race_network
+    shipped main, race and pruning networks and a wider random one (256 units)."""
+    from nardtools.analysis.evaluate import load_network, load_prune_network, load_race_network
     from nardtools.analysis.selfplay import roll_successors
     from nardtools.core import CORE, reference_engine
 
     if CORE is None:
         pytest.skip("the compiled core is not built")
-    shipped = load_network(game) if kind == "main" else load_race_network(game)
+    shipped = {"main": load_network, "race": load_race_network, "prune": load_prune_network}[kind](game)
+    assert shipped is not None
     wide = Network.random(game, 256, seed=5, race_points=6 if kind == "race" else 0)
     boards = np.array(_positions(game, 2))
     rows = np.concatenate([boards, roll_successors(find_ruleset(game).rules, boards[::5])[0]])

@@ -379,10 +379,9 @@ def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply
     evaluator ``ev`` (its rules are the game's); cubeless money unless a
     ``judge`` says otherwise."""
     from ..dice import ALL_ROLLS, Roll
-    from .selfplay import best_per_roll, roll_successors
+    from .selfplay import best_per_roll
 
     judge = judge or Judge()
-    rules = ev.rules
     chosen = [(index, t) for index, t in enumerate(game.turns)
               if not t.action.part and isinstance(t.dice, Roll)]  # dice carried over: rulesets the networks refuse
     states = [judge.state(game.game, t.action.player, t.cube, t.cube_owner) if judge.valuer else None
@@ -393,7 +392,7 @@ def analyse_game(game: ReplayedGame, ev: Evaluator, names: Sequence[str], *, ply
     rankings = rank_turns(ev, [(t.before, t.dice, t.first_turn, worth)  # type: ignore[misc]  # chosen: Roll dice
                                for (_, t), worth in zip(chosen, worths)], ply)
     # luck: every roll's best result at 0-ply, for every turn at once
-    after, counts = roll_successors(rules, boards_of([t.before for _, t in chosen]))
+    after, counts = ev.successors(boards_of([t.before for _, t in chosen]))
     p, _, _ = ev.probabilities(after, database=True)
     starts = np.concatenate([[0], np.cumsum(counts.sum(axis=1))])
     weights = np.array([roll.weight / 36 for roll in ALL_ROLLS])

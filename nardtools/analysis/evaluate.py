@@ -63,6 +63,7 @@ from .nets import (
     Networks,
     boards_of,
     equity,
+    equity_weights,
     exact_where_finished,
     finished,
     flip,
@@ -80,6 +81,10 @@ if TYPE_CHECKING:
 MOVE_FILTER = 8
 #: ... of those within this much equity of the best at 0-ply.
 FILTER_EQUITY = 0.16
+#: Inside a look-ahead the main network values only this many of a roll's
+#: results, the best by the game's pruning network (:mod:`.prunenet`), where one
+#: is shipped for the main network in use; a roll with no more results is not screened.
+PRUNE_KEEP = 8
 #: The options of Rules that change how checkers move, which a network is tied to ...
 MOVEMENT = ("hitting", "hit_after_home", "bar_first", "move_inside_home", "remainder", "double_reroll",
             "crazy_doubles", "head_limit", "head", "block", "block_check", "block_path", "caucasian", "bear_off")
@@ -136,9 +141,23 @@ def load_network(game: str, path: str | None = None) -> Network:
     net = Network.load(where)
     if net.game != game:
         raise AnalysisError(f"{where}: a {net.game} network, not a {game} one")
-    if net.is_race:
-        raise AnalysisError(f"{where}: a race network, not a game's main one (races only: it answers for "
-                            "them beside the main network)")
+    if net.is_race or net.is_prune:
+        raise AnalysisError(f"{where}: a {'race' if net.is_race else 'pruning'} network, not a game's main one "
+                            f"({'races only: it answers for them' if net.is_race else 'it screens plays'} "
+                            "beside the main network)")
+    return net
+
+
+@functools.lru_cache(maxsize=8)
+def load_prune_network(game: str) -> Network | None:
+    """The shipped pruning network of ``game`` (``nardtools/data/nets/GAME-prune.npz``;
+    ``None`` where none is shipped)."""
+    where = WEIGHTS_DIR / f"{game}-prune.npz"
+    if not where.exists():
+        return None
+    net = Network.load(where)
+    if net.game != game or not net.is_prune:
+        raise AnalysisError(f"{where}: not a {game} pruning network")
     return net
 
 
@@ -168,7 +187,7 @@ class Evaluator:
     database races exact, the rest from a network."""
 
     def __init__(self, rules: Rules, *, weights: str | None = None, evaluator: str = "nardtools",
-                 database: bool = True, race: str | bool | None = None) -> None:
+                 database: bool = True, race: str | bool | None = None, prune: bool = True) -> None:
         self.rules = rules
         self.game = rules.game.value
         self.caveat = _check_movement(rules, self.game)
@@ -177,8 +196,9 @@ class Evaluator:
             raise AnalysisError(f"unknown evaluator {evaluator!r}: nardtools or gnubg")
         if evaluator == "gnubg" and self.game != "backgammon":
             raise AnalysisError("GNU Backgammon's network evaluates backgammon only")
-        self.evaluator, self.weights, self.race = evaluator, weights, race
+        self.evaluator, self.weights, self.race, self.prune = evaluator, weights, race, prune
         self._net: Any = None
+        self._pruner: list[Network | None] = []
 
     @property
     def net(self) -> Networks | _GnubgNet:
@@ -193,6 +213,19 @@ class Evaluator:
     def name(self) -> str:
         net = self.net
         return ("gnubg-nn" if isinstance(net, _GnubgNet) else net.name) + self.caveat
+
+    @property
+    def pruner(self) -> Network | None:
+        """The pruning network that screens the look-ahead's plays: the
+        game's shipped one where it was trained for the main network in use
+        (its ``screens``) and ``prune`` is on, else ``None``."""
+        if not self._pruner:
+            net, pruner = self.net, None
+            if self.prune and isinstance(net, Networks):
+                shipped = load_prune_network(self.game)
+                pruner = shipped if shipped is not None and shipped.meta.get("screens") == net.name else None
+            self._pruner.append(pruner)
+        return self._pruner[0]
 
     # ------------------------------------------------------------ 0-ply
     def static(self, rows: np.ndarray, *, database: bool = False) -> tuple[np.ndarray, list[str]]:
@@ -223,17 +256,47 @@ class Evaluator:
         return p, done, used
 
     # ------------------------------------------------------------ look-ahead
+    def successors(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`~.selfplay.roll_successors` of board rows (each roll's
+        results, and their counts, rows x 21), screened by the :attr:`pruner`
+        where there is one: of a roll with more than :data:`PRUNE_KEEP`
+        results, only the best that many by the pruning network's cubeless
+        equity, in their order.  A look-ahead's rolls, and the luck's, are
+        valued on these."""
+        from .selfplay import best_in_rolls, roll_successors
+
+        after, counts = roll_successors(self.rules, rows)
+        if self.pruner is None or counts.max(initial=0) <= PRUNE_KEEP:
+            return after, counts
+        keep = best_in_rolls(self.screen_values(after), counts, PRUNE_KEEP)
+        return after[keep], np.minimum(counts, PRUNE_KEEP).astype(counts.dtype)
+
+    def screen_values(self, rows: np.ndarray) -> np.ndarray:
+        """The equity by which the :attr:`pruner` screens rows (for the side
+        on roll): the linear equity of its raw outputs (:func:`.nets.equity_weights`,
+        no :func:`.nets.consistent` pass: a screen), finished games' exactly."""
+        assert self.pruner is not None
+        w, c = equity_weights(self.game, self.rules)
+        value: np.ndarray = self.pruner.outputs(rows) @ w.astype(np.float32) + c
+        done = np.flatnonzero(finished(rows))
+        if len(done):
+            exact = np.zeros((len(done), len(w)))
+            exact_where_finished(exact, rows[done], self.game, self.rules)
+            value[done] = exact @ w + c
+        return value
+
     def values(self, rows: np.ndarray, ply: int) -> np.ndarray:
         """Probabilities of rows at ``ply`` (each from its side on roll): all
-        rows' 21 rolls go through the network together, level by level."""
+        rows' 21 rolls go through the network together, level by level (their
+        results screened, :meth:`successors`)."""
         from ..dice import ALL_ROLLS
-        from .selfplay import best_per_roll, roll_successors
+        from .selfplay import best_per_roll
 
         p, done, _ = self.probabilities(rows)
         todo = np.nonzero(~done)[0]
         if ply == 0 or not len(todo):
             return p
-        after, counts = roll_successors(self.rules, rows[todo])
+        after, counts = self.successors(rows[todo])
         q, _, _ = self.probabilities(after)
         best = best_per_roll(equity(q, self.game, self.rules), counts)
         deeper = q[best] if ply == 1 else self.values(after[best], ply - 1)

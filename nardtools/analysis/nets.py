@@ -368,6 +368,25 @@ def equity(p: np.ndarray, game: str, rules: Rules) -> np.ndarray:
     return total
 
 
+def equity_weights(game: str, rules: Rules) -> tuple[np.ndarray, float]:
+    """``(w, c)`` with ``p @ w + c`` the :func:`equity` of consistent
+    probabilities ``p`` (:func:`consistent`'s: no class above the one it
+    belongs to), where :func:`equity` is linear: the cheap equity that screens
+    a roll's results by a network's raw outputs.
+
+    >>> from nardtools import find_ruleset
+    >>> w, c = equity_weights("backgammon", find_ruleset("backgammon").rules)
+    >>> w.tolist(), c
+    ([2.0, 1.0, 1.0, -1.0, -1.0], -1.0)
+    """
+    if game == "backgammon":
+        s, g, b = (points_for(k, rules) for k in (OutcomeKind.SINGLE, OutcomeKind.GAMMON, OutcomeKind.BACKGAMMON))
+        return np.array([2.0 * s, g - s, b - g, s - g, g - b]), -float(s)
+    o, m, h, k = (points_for(kind, rules) for kind in (OutcomeKind.OIN, OutcomeKind.MARS, OutcomeKind.HOME_MARS,
+                                                       OutcomeKind.KOKS))
+    return np.array([2.0 * o, m - o, h - m, k - m, o - m, m - h, m - k]), -float(o)
+
+
 @dataclass(frozen=True, eq=False)
 class Network:
     """A one-hidden-layer network and what is known of how it was made."""
@@ -401,6 +420,11 @@ class Network:
         return self.meta.get("kind") == "race"
 
     @property
+    def is_prune(self) -> bool:
+        """A pruning network (:mod:`.prunenet`), not a game's main one."""
+        return self.meta.get("kind") == "prune"
+
+    @property
     def encoding(self) -> str:
         """Its inputs (:data:`ENCODINGS`): ``board``, a race network's ``race``,
         or ``contact`` (the board and :func:`contact_features`)."""
@@ -425,15 +449,16 @@ class Network:
     @property
     def stem(self) -> str:
         """The shipped file's name without ``.npz``: the game, ``-race`` for a race network."""
-        return f"{self.game}-race" if self.is_race else self.game
+        return f"{self.game}-race" if self.is_race else f"{self.game}-prune" if self.is_prune else self.game
 
     @property
     def name(self) -> str:
         """How results name the network: game, version and games trained
         (a race network: the positions it learned)."""
         version = self.meta.get("version", "dev")
-        if self.is_race:
-            return f"nardtools-{self.game}-race-{version} ({self.meta.get('positions', 0):,} positions)"
+        if self.is_race or self.is_prune:
+            return (f"nardtools-{self.game}-{'race' if self.is_race else 'prune'}-{version} "
+                    f"({self.meta.get('positions', 0):,} positions)")
         if self.meta.get("generation"):  # trained on search targets (.searchnet)
             return (f"nardtools-{self.game}-{version} (generation {self.meta['generation']}: "
                     f"{self.meta.get('positions', 0):,} positions at {self.meta.get('ply', 1)}-ply)")

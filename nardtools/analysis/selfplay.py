@@ -176,6 +176,32 @@ def best_per_roll(value: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return least[np.searchsorted(least, starts)]  # type: ignore[no-any-return]
 
 
+def best_in_rolls(value: np.ndarray, counts: np.ndarray, keep: int) -> np.ndarray:
+    """Which of :func:`roll_successors`' rows are among the ``keep`` each
+    roll's mover likes best (the least ``value``, the earlier among equals;
+    every row of a roll with no more), as a mask; by the compiled core where
+    it is in use.
+
+    >>> best_in_rolls(np.array([0.3, -0.2, 0.5, 0.1, 0.1, 0.4]), np.array([[4, 2]]), 2).tolist()
+    [False, True, False, True, True, True]
+    """
+    from ..core import compiled
+
+    value = np.ascontiguousarray(value, np.float64)
+    sizes = np.ascontiguousarray(counts, np.int32).ravel()
+    core = compiled()
+    if core is not None:
+        out = np.empty(len(value), np.uint8)
+        core.best_of_groups(value, sizes, keep, out)
+        return out.view(bool)
+    roll = np.repeat(np.arange(len(sizes)), sizes)
+    order = np.lexsort((value, roll))  # each roll's rows, least value first (lexsort is stable)
+    rank = np.empty(len(value), np.int64)
+    rank[order] = np.arange(len(value)) - (np.cumsum(sizes) - sizes)[roll[order]]
+    kept: np.ndarray = rank < keep
+    return kept
+
+
 def start_board(ruleset: Ruleset) -> np.ndarray:
     from ..position import Position
 

@@ -69,10 +69,15 @@ def train_command(
     search: Annotated[bool, typer.Option("--search", help=(
         "Train the game's main network on search targets instead: supervised on the --parent evaluator's "
         "look-ahead (--search-ply) of self-play positions, one generation."))] = False,
+    prune: Annotated[bool, typer.Option("--prune", help=(
+        "Train the game's pruning network instead: supervised on the --parent evaluator's probabilities of "
+        "every result of self-play positions' rolls; it screens a roll's plays inside the look-ahead "
+        "(--hidden default 32)."))] = False,
     search_ply: Annotated[int, typer.Option("--search-ply", min=1, max=2, help=(
         "With --search: the look-ahead whose probabilities are the targets."))] = 1,
     parent: Annotated[Path | None, typer.Option("--parent", help=(
-        "With --search: the main network whose look-ahead is learned (default the shipped one)."))] = None,
+        "With --search: the main network whose look-ahead is learned; with --prune: the one it screens for "
+        "(default the shipped one)."))] = None,
     explore: Annotated[float, typer.Option("--explore", min=0.0, max=1.0, help=(
         "With --search: the chance that a self-play side plays a random result instead of its best."))] = 0.1,
     alternatives: Annotated[int, typer.Option("--alternatives", min=0, max=50, help=(
@@ -83,7 +88,7 @@ def train_command(
         "With --search: the network's inputs, the board alone or with each side's contact features "
         "(shots, prime, mobility, contact left); default the parent's."))] = None,
     epochs: Annotated[int, typer.Option("--epochs", min=1, max=10_000,
-                                        help="With --race or --search: fit until this many epochs in all.")] = 30,
+                                        help="With --race, --search or --prune: fit until this many epochs in all.")] = 30,
     race_db: Annotated[int, typer.Option("--race-db", min=2, max=12, help=(
         "With --race: the bear-off database (points) whose odds it learns, built and cached if need be; "
         "the network answers for races within those points."))] = 10,
@@ -130,14 +135,20 @@ def train_command(
     if resume is not None and output is not None:
         raise fail("--resume continues a run in its own folder; leave out --output")
     search = search or (resume is not None and (resume / "targets").is_dir())  # a search run resumes as one
-    if race and search:
-        raise fail("--race and --search train different networks: choose one")
-    folder = resume or output or Path(f"train-{game.value}{'-race' if race else '-search' if search else ''}")
+    prune = prune or (resume is not None and (resume / "targets.npy").is_file())  # a pruning run resumes as one
+    if sum((race, search, prune)) > 1:
+        raise fail("--race, --search and --prune train different networks: choose one")
+    kind = "-race" if race else "-search" if search else "-prune" if prune else ""
+    folder = resume or output or Path(f"train-{game.value}{kind}")
     if resume is None and (folder / "checkpoint.npz").exists():
         raise fail(f"{folder} holds a run already: continue it with --resume {folder}, or choose --output")
     if race:
         _train_race(game.value, folder, resume is not None, games, epochs, seed, hidden or 128, race_db, replies, leaves,
                     halving, jobs, command_line, quiet)
+        return
+    if prune:
+        _train_prune(game.value, folder, resume is not None, games, epochs, seed, hidden or 32, parent, halving,
+                     command_line, quiet)
         return
     if search:
         _train_search(game.value, folder, resume is not None, games, epochs, search_ply, seed, hidden, parent,
@@ -195,6 +206,20 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
                        jobs=jobs,
                        progress=progress, report=_epoch_report(quiet))
     _fitted("main", net, folder)
+
+
+def _train_prune(game: str, folder: Path, resume: bool, games: int | None, epochs: int, seed: int, hidden: int,
+                 parent: Path | None, halving: int | None, command_line: str, quiet: bool) -> None:
+    from ..analysis.prunenet import POSITIONS, train_prune
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if not quiet and stage == "targets":
+            typer.echo(f"valuing {total:,} positions", err=True)
+
+    net = train_prune(game, folder, games=300 if games is None else games, positions=POSITIONS, epochs=epochs,
+                      hidden=hidden, seed=seed, weights=_path(parent), halving=halving, resume=resume,
+                      commands=[command_line], progress=progress, report=_epoch_report(quiet))
+    _fitted("pruning", net, folder)
 
 
 def _epoch_report(quiet: bool) -> Callable[[int, float, dict[str, float]], None]:
