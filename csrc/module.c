@@ -1000,13 +1000,13 @@ static PyObject *py_net_forward(PyObject *self, PyObject *const *args, Py_ssize_
         if (bad >= 0) {
             PyErr_Format(PyExc_ValueError, "net_forward: %s has the wrong size", what[bad]);
         } else {
-            float *scratch = PyMem_RawMalloc((size_t)hidden * sizeof(float));
+            float *scratch = PyMem_RawMalloc((size_t)hidden * (1 + NET_TABLE_ROWS) * sizeof(float));
             if (!scratch) {
                 PyErr_NoMemory();
             } else {
                 Net net = {encoding, hidden, outputs, v[0].buf, v[1].buf, v[2].buf, v[3].buf};
                 Py_BEGIN_ALLOW_THREADS
-                net_forward(&net, v[4].buf, rows, v[5].buf, scratch);
+                net_forward(&net, v[4].buf, rows, v[5].buf, scratch, scratch + hidden);
                 Py_END_ALLOW_THREADS
                 PyMem_RawFree(scratch);
                 result = Py_None;

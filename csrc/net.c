@@ -80,8 +80,16 @@ static void side_features(const signed char *me, const signed char *opp, int lng
     out[3] = (float)behind / 15.0f;
 }
 
-/* The inputs of one board that are not zero, as (index, value) pairs. */
-static int sparse_inputs(const signed char *board, int encoding, int *index, float *value)
+/* The inputs of one board's points: four a point and side, (side * 24 + p - 1) * 4 + q. */
+#define POINT_INPUTS 192
+/* A point's four inputs of k checkers, as one vector of w1 rows added up
+ * (the table, NET_TABLE_ROWS): for each of 2 x 24 points and each k from 0 to TABLE_K. */
+#define TABLE_K 15
+
+/* The inputs of one board that are not zero, as (index, value) pairs:
+ * with `points`, every input; without, only those beyond the points' (bar,
+ * off, pips, and the encoding's extra inputs), the points left to the table. */
+static int sparse_inputs(const signed char *board, int encoding, int points, int *index, float *value)
 {
     int n = 0;
     const int race = encoding == NET_RACE;
@@ -91,6 +99,7 @@ static int sparse_inputs(const signed char *board, int encoding, int *index, flo
         for (int p = 1; p <= 24; p++) {   /* a point's four inputs written, as many kept as it has (no branch) */
             int k = c[p], base = side * 96 + (p - 1) * 4;
             pips += (long)k * p;
+            if (!points) continue;
             index[n] = base;
             index[n + 1] = base + 1;
             index[n + 2] = base + 2;
@@ -113,6 +122,40 @@ static int sparse_inputs(const signed char *board, int encoding, int *index, flo
         }
     }
     return n;
+}
+
+/* The table's vector of every point and count: k checkers' inputs' rows of
+ * w1 added up in their order (1, 1, 1, then (k - 3) / 2 times the fourth). */
+static void point_table(const Net *net, float *table)
+{
+    const int hidden = net->hidden;
+    for (int point = 0; point < POINT_INPUTS / 4; point++) {
+        const float *w = net->w1 + (long long)point * 4 * hidden;
+        float *t = table + (long long)point * (TABLE_K + 1) * hidden;
+        memset(t, 0, sizeof *t * (size_t)hidden);
+        for (int k = 1; k <= TABLE_K; k++) {
+            float *row = t + (long long)k * hidden;
+            const float *three = t + 3LL * hidden;
+            for (int j = 0; j < hidden; j++)
+                row[j] = k <= 3 ? row[j - hidden] + w[(k - 1) * hidden + j] : three[j] + (float)(k - 3) / 2.0f * w[3 * hidden + j];
+        }
+    }
+}
+
+/* Each point's table vector of one board (offsets into the table), for
+ * those that hold checkers; -1 when a point holds more than TABLE_K (the
+ * board's inputs are then all summed one by one). */
+static int point_rows(const signed char *board, int hidden, long long *rows)
+{
+    int m = 0;
+    for (int side = 0; side < 2; side++)
+        for (int p = 1; p <= 24; p++) {
+            const int k = board[26 * side + p];
+            if (k > TABLE_K) return -1;
+            rows[m] = ((long long)(side * 24 + p - 1) * (TABLE_K + 1) + (k > 0 ? k : 0)) * hidden;
+            m += k > 0;
+        }
+    return m;
 }
 
 /* The logistic function of z clipped to [-40, 40], as the reference's, in
@@ -148,26 +191,36 @@ typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias));   /* 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-void net_forward(const Net *net, const signed char *boards, long long rows, float *out, float *h)
+void net_forward(const Net *net, const signed char *boards, long long rows, float *out, float *h, float *table)
 {
     int index[NET_MAX_INPUTS];
     float value[NET_MAX_INPUTS];
+    long long point[POINT_INPUTS / 4];
     const int hidden = net->hidden, outputs = net->outputs;
+    point_table(net, table);
     for (long long r = 0; r < rows; r++) {
-        int n = sparse_inputs(boards + 52 * r, net->encoding, index, value);
+        const signed char *board = boards + 52 * r;
+        int m = point_rows(board, hidden, point);   /* the points from the table, the rest one input at a time */
+        int n = sparse_inputs(board, net->encoding, m < 0, index, value);
+        if (m < 0) m = 0;
         const int tiled = hidden - hidden % HIDDEN_TILE;
         for (int j = 0; j < tiled; j += HIDDEN_TILE) {   /* a tile of units kept in registers */
             v8 a[HIDDEN_TILE / 8];
             memcpy(a, net->b1 + j, sizeof a);
+            for (int i = 0; i < m; i++) {
+                const v8u *t = (const v8u *)(table + point[i] + j);
+                for (int q = 0; q < HIDDEN_TILE / 8; q++) a[q] += t[q];
+            }
             for (int i = 0; i < n; i++) {
                 const v8u *w = (const v8u *)(net->w1 + (long long)index[i] * hidden + j);
                 const v8 v = {value[i], value[i], value[i], value[i], value[i], value[i], value[i], value[i]};
-                for (int t = 0; t < HIDDEN_TILE / 8; t++) a[t] += v * w[t];
+                for (int q = 0; q < HIDDEN_TILE / 8; q++) a[q] += v * w[q];
             }
             memcpy(h + j, a, sizeof a);
         }
         for (int j = tiled; j < hidden; j++) {
             float a = net->b1[j];
+            for (int i = 0; i < m; i++) a += table[point[i] + j];
             for (int i = 0; i < n; i++) a += value[i] * net->w1[(long long)index[i] * hidden + j];
             h[j] = a;
         }

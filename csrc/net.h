@@ -23,9 +23,14 @@ typedef struct {
     const float *w1, *b1, *w2, *b2;
 } Net;
 
+/* The rows of the table the first layer reads the points' inputs from:
+ * 2 x 24 points, each with 0 to 15 checkers. */
+#define NET_TABLE_ROWS (48 * 16)
+
 /* The outputs (rows x net->outputs, float32) of `rows` board rows of 52
- * counts; `scratch` holds net->hidden floats. */
-void net_forward(const Net *net, const signed char *boards, long long rows, float *out, float *scratch);
+ * counts; `scratch` holds net->hidden floats, `table` NET_TABLE_ROWS x net->hidden. */
+void net_forward(const Net *net, const signed char *boards, long long rows, float *out, float *scratch,
+                 float *table);
 
 /* Of each group of `counts` values (one after another), marks in `out` the
  * `keep` least (the earlier among equals), every one of a group of no more;
