@@ -972,48 +972,101 @@ static PyObject *py_best_of_groups(PyObject *self, PyObject *const *args, Py_ssi
     return result;
 }
 
-/* net_forward(encoding, hidden, outputs, w1, b1, w2, b2, boards, out): see the method table. */
+/* The network of net_forward's and net_table's first arguments, its buffers
+ * (w1, b1, w2, b2, then the call's own: `extra` of them, the last writable)
+ * checked; 0 with an error set. */
+static int net_from(PyObject *const *args, Py_ssize_t nargs, int extra, Net *net, Py_buffer *v, int *got)
+{
+    *got = 0;
+    if (nargs < 3 + 4 + extra) {
+        PyErr_SetString(PyExc_TypeError, "net_forward and net_table: see their docstrings");
+        return 0;
+    }
+    int encoding = (int)PyLong_AsLong(args[0]), hidden = (int)PyLong_AsLong(args[1]);
+    int outputs = (int)PyLong_AsLong(args[2]), inputs = net_inputs(encoding);
+    if (PyErr_Occurred()) return 0;
+    if (!inputs || hidden < 1 || hidden > 4096 || outputs < 1 || outputs > NET_MAX_OUTPUTS) {
+        PyErr_Format(PyExc_ValueError, "a network of encoding 0-%d, 1-4096 hidden units and 1-%d outputs",
+                     NET_ENCODINGS - 1, NET_MAX_OUTPUTS);
+        return 0;
+    }
+    for (; *got < 4 + extra; (*got)++)
+        if (PyObject_GetBuffer(args[3 + *got], &v[*got], PyBUF_C_CONTIGUOUS | (*got == 3 + extra ? PyBUF_WRITABLE : 0)) < 0)
+            return 0;
+    const Py_ssize_t want[4] = {(Py_ssize_t)inputs * hidden * 4, (Py_ssize_t)hidden * 4,
+                                (Py_ssize_t)hidden * NET_MAX_OUTPUTS * 4, NET_MAX_OUTPUTS * 4};
+    static const char *what[4] = {"w1", "b1", "w2", "b2"};
+    for (int i = 0; i < 4; i++)
+        if (v[i].len != want[i]) {
+            PyErr_Format(PyExc_ValueError, "net_forward: %s has the wrong size", what[i]);
+            return 0;
+        }
+    *net = (Net){encoding, hidden, outputs, v[0].buf, v[1].buf, v[2].buf, v[3].buf};
+    return 1;
+}
+
+/* net_table(encoding, hidden, outputs, w1, b1, w2, b2, table): see the method table. */
+static PyObject *py_net_table(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    Py_buffer v[5];
+    Net net;
+    int got;
+    PyObject *result = NULL;
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "net_table takes 8 arguments");
+    } else if (net_from(args, nargs, 1, &net, v, &got)) {
+        if (v[4].len != (Py_ssize_t)NET_TABLE_ROWS * net.hidden * 4) {
+            PyErr_SetString(PyExc_ValueError, "net_table: the table is 768 x hidden float32");
+        } else {
+            Py_BEGIN_ALLOW_THREADS
+            net_point_table(&net, v[4].buf);
+            Py_END_ALLOW_THREADS
+            result = Py_NewRef(Py_None);
+        }
+    }
+    for (int i = 0; i < got; i++) PyBuffer_Release(&v[i]);
+    return result;
+}
+
+/* net_forward(encoding, hidden, outputs, w1, b1, w2, b2, boards, out[, table]): see the method table. */
 static PyObject *py_net_forward(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 9) return PyErr_Format(PyExc_TypeError, "net_forward takes 9 arguments");
-    int encoding = (int)PyLong_AsLong(args[0]), hidden = (int)PyLong_AsLong(args[1]);
-    int outputs = (int)PyLong_AsLong(args[2]), inputs = net_inputs(encoding);
-    if (PyErr_Occurred()) return NULL;
-    if (!inputs || hidden < 1 || hidden > 4096 || outputs < 1 || outputs > NET_MAX_OUTPUTS)
-        return PyErr_Format(PyExc_ValueError, "a network of encoding 0-%d, 1-4096 hidden units and 1-%d outputs",
-                            NET_ENCODINGS - 1, NET_MAX_OUTPUTS);
-    Py_buffer v[6];
-    const char *what[6] = {"w1", "b1", "w2", "b2", "boards", "out"};
-    int got = 0;
-    for (; got < 6; got++)
-        if (PyObject_GetBuffer(args[3 + got], &v[got], PyBUF_C_CONTIGUOUS | (got == 5 ? PyBUF_WRITABLE : 0)) < 0) break;
+    Py_buffer v[6], given;
+    Net net;
+    int got, have_table = 0;
     PyObject *result = NULL;
-    if (got == 6) {
-        Py_ssize_t rows = v[4].len / 52;
-        Py_ssize_t want[6] = {(Py_ssize_t)inputs * hidden * 4, (Py_ssize_t)hidden * 4,
-                              (Py_ssize_t)hidden * NET_MAX_OUTPUTS * 4, NET_MAX_OUTPUTS * 4, rows * 52,
-                              rows * outputs * 4};
-        int bad = -1;
-        for (int i = 0; i < 6 && bad < 0; i++)
-            if (v[i].len != want[i]) bad = i;
-        if (bad >= 0) {
-            PyErr_Format(PyExc_ValueError, "net_forward: %s has the wrong size", what[bad]);
+    if (nargs != 9 && nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "net_forward takes 9 or 10 arguments");
+    } else if (net_from(args, nargs, 2, &net, v, &got)) {
+        Py_ssize_t rows = v[4].len / 52, table_size = (Py_ssize_t)NET_TABLE_ROWS * net.hidden * 4;
+        if (nargs == 10 && args[9] != Py_None) {
+            if (PyObject_GetBuffer(args[9], &given, PyBUF_C_CONTIGUOUS) < 0) goto done;
+            have_table = 1;
+        }
+        if (v[4].len % 52 || v[5].len != rows * net.outputs * 4) {
+            PyErr_SetString(PyExc_ValueError, v[4].len % 52 ? "net_forward: boards has the wrong size (52 counts a row)"
+                            : "net_forward: out has the wrong size (the outputs of each board)");
+        } else if (have_table && given.len != table_size) {
+            PyErr_SetString(PyExc_ValueError, "net_forward: the table is 768 x hidden float32 (net_table)");
         } else {
-            float *scratch = PyMem_RawMalloc((size_t)hidden * (1 + NET_TABLE_ROWS) * sizeof(float));
+            float *scratch = PyMem_RawMalloc((size_t)net.hidden * (1 + (have_table ? 0 : NET_TABLE_ROWS)) * sizeof(float));
             if (!scratch) {
                 PyErr_NoMemory();
             } else {
-                Net net = {encoding, hidden, outputs, v[0].buf, v[1].buf, v[2].buf, v[3].buf};
                 Py_BEGIN_ALLOW_THREADS
-                net_forward(&net, v[4].buf, rows, v[5].buf, scratch, scratch + hidden);
+                float *table = have_table ? NULL : scratch + net.hidden;
+                if (table) net_point_table(&net, table);
+                net_forward(&net, v[4].buf, rows, v[5].buf, scratch, have_table ? given.buf : table);
                 Py_END_ALLOW_THREADS
                 PyMem_RawFree(scratch);
-                result = Py_None;
-                Py_INCREF(result);
+                result = Py_NewRef(Py_None);
             }
         }
     }
+done:
+    if (have_table) PyBuffer_Release(&given);
     for (int i = 0; i < got; i++) PyBuffer_Release(&v[i]);
     return result;
 }
@@ -1082,12 +1135,18 @@ static PyMethodDef methods[] = {
      "Of each group of `counts` values (float64, one group after another; counts int32), marks in out\n"
      "(uint8, one a value) the `keep` least, the earlier among equals, and every one of a group of no\n"
      "more (nardtools.analysis.selfplay.best_in_rolls)."},
+    {"net_table", (PyCFunction)(void (*)(void))py_net_table, METH_FASTCALL,
+     "net_table(encoding, hidden, outputs, w1, b1, w2, b2, table)\n\n"
+     "Fills table (float32, 768 x hidden) with the network's point table: for each side, point and\n"
+     "count of 0-15 checkers, the rows of w1 of the point's four inputs added up; net_forward reads the\n"
+     "points from it (a network whose weights do not change keeps one)."},
     {"net_forward", (PyCFunction)(void (*)(void))py_net_forward, METH_FASTCALL,
-     "net_forward(encoding, hidden, outputs, w1, b1, w2, b2, boards, out)\n\n"
+     "net_forward(encoding, hidden, outputs, w1, b1, w2, b2, boards, out[, table])\n\n"
      "A network's outputs of board rows (nardtools.analysis.nets.Network; encoding: 0 board, 1 race,\n"
      "2 and 3 contact for backgammon and Long Nardy): float32 weights in C order\n"
      "(w1 inputs x hidden; w2 hidden x 8 and b2 8, the outputs padded with zeros), boards int8 rows\n"
-     "of 52, out float32 rows x outputs."},
+     "of 52, out float32 rows x outputs; table the network's net_table (None or left out: made for the\n"
+     "call)."},
     {"deferred", py_deferred, METH_NOARGS,
      "deferred() -> (record line, source line)\n\nWhere this thread's last file looked at (mat_vouch_many) was given up."},
     {NULL, NULL, 0, NULL},

@@ -126,7 +126,7 @@ static int sparse_inputs(const signed char *board, int encoding, int points, int
 
 /* The table's vector of every point and count: k checkers' inputs' rows of
  * w1 added up in their order (1, 1, 1, then (k - 3) / 2 times the fourth). */
-static void point_table(const Net *net, float *table)
+void net_point_table(const Net *net, float *table)
 {
     const int hidden = net->hidden;
     for (int point = 0; point < POINT_INPUTS / 4; point++) {
@@ -191,13 +191,12 @@ typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias));   /* 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-void net_forward(const Net *net, const signed char *boards, long long rows, float *out, float *h, float *table)
+void net_forward(const Net *net, const signed char *boards, long long rows, float *out, float *h, const float *table)
 {
     int index[NET_MAX_INPUTS];
     float value[NET_MAX_INPUTS];
     long long point[POINT_INPUTS / 4];
     const int hidden = net->hidden, outputs = net->outputs;
-    point_table(net, table);
     for (long long r = 0; r < rows; r++) {
         const signed char *board = boards + 52 * r;
         int m = point_rows(board, hidden, point);   /* the points from the table, the rest one input at a time */

@@ -27,10 +27,16 @@ typedef struct {
  * 2 x 24 points, each with 0 to 15 checkers. */
 #define NET_TABLE_ROWS (48 * 16)
 
+/* The table of a network (NET_TABLE_ROWS x net->hidden floats): for each
+ * side, point 1-24 and count k of 0-15, the rows of w1 of the point's four
+ * inputs of k checkers added up in their order. */
+void net_point_table(const Net *net, float *table);
+
 /* The outputs (rows x net->outputs, float32) of `rows` board rows of 52
- * counts; `scratch` holds net->hidden floats, `table` NET_TABLE_ROWS x net->hidden. */
+ * counts, the points' inputs read from the network's `table`; `scratch`
+ * holds net->hidden floats. */
 void net_forward(const Net *net, const signed char *boards, long long rows, float *out, float *scratch,
-                 float *table);
+                 const float *table);
 
 /* Of each group of `counts` values (one after another), marks in `out` the
  * `keep` least (the earlier among equals), every one of a group of no more;

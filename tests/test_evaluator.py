@@ -504,6 +504,40 @@ def test_the_compiled_forward_pass_checks_its_arguments():
         CORE.net_forward(0, 8, 5, net.w1, net.b1, w2, b2, rows, np.zeros((3, 5), np.float32))
     with pytest.raises(BufferError):
         CORE.net_forward(0, 8, 5, net.w1, net.b1, w2, b2, rows, out.tobytes())  # read-only
+    with pytest.raises(ValueError, match="boards has the wrong size"):
+        CORE.net_forward(0, 8, 5, net.w1, net.b1, w2, b2, np.zeros(51, np.int8), out)
+    table = np.zeros((768, 8), np.float32)
+    CORE.net_table(0, 8, 5, net.w1, net.b1, w2, b2, table)
+    with pytest.raises(ValueError, match="the table is 768 x hidden"):
+        CORE.net_forward(0, 8, 5, net.w1, net.b1, w2, b2, rows, out, table[:-1])
+    with pytest.raises(ValueError, match="the table is 768 x hidden"):
+        CORE.net_table(0, 8, 5, net.w1, net.b1, w2, b2, np.zeros((768, 9), np.float32))
+
+
+@pytest.mark.parametrize("game", ["long", "backgammon"])
+def test_a_shipped_network_keeps_its_point_table_and_gives_the_same_outputs(game):
+    """The shipped networks are frozen (read-only weights, shared by every
+    evaluator), so the core's point table is made once; a writable copy has
+    it made for each call: the same table, the same outputs, bit for bit.  A
+    table's row is its point's inputs' rows of w1 added up."""
+    from nardtools.analysis.evaluate import load_network
+    from nardtools.analysis.nets import _COMPILED
+    from nardtools.core import CORE
+
+    if CORE is None:
+        pytest.skip("the compiled core is not built")
+    shipped = load_network(game)
+    assert not shipped.w1.flags.writeable
+    with pytest.raises(ValueError):
+        shipped.w1[0, 0] = 1.0
+    copy = Network(game, shipped.w1.copy(), shipped.b1.copy(), shipped.w2.copy(), shipped.b2.copy(), dict(shipped.meta))
+    rows = np.array(_positions(game, 1))
+    assert np.array_equal(shipped.outputs(rows), copy.outputs(rows))
+    table = _COMPILED[shipped][7]
+    assert copy not in _COMPILED and table.shape == (768, shipped.w1.shape[1])
+    w = shipped.w1   # side 1's point 5 (the 29th point) holding 6 checkers: 1, 1, 1 and 3/2 of its four inputs
+    expected = w[96 + 16] + w[96 + 17] + w[96 + 18] + 1.5 * w[96 + 19]
+    assert np.allclose(table[(24 + 4) * 16 + 6], expected, atol=1e-6) and not table[(24 + 4) * 16].any()
 
 
 @pytest.mark.parametrize("game", ["long", "backgammon"])

@@ -145,7 +145,7 @@ def load_network(game: str, path: str | None = None) -> Network:
         raise AnalysisError(f"{where}: a {'race' if net.is_race else 'pruning'} network, not a game's main one "
                             f"({'races only: it answers for them' if net.is_race else 'it screens plays'} "
                             "beside the main network)")
-    return net
+    return net.freeze()
 
 
 @functools.lru_cache(maxsize=8)
@@ -158,7 +158,7 @@ def load_prune_network(game: str) -> Network | None:
     net = Network.load(where)
     if net.game != game or not net.is_prune:
         raise AnalysisError(f"{where}: not a {game} pruning network")
-    return net
+    return net.freeze()
 
 
 @functools.lru_cache(maxsize=8)
@@ -171,7 +171,7 @@ def load_race_network(game: str, path: str | None = None) -> Network | None:
     net = Network.load(where)
     if net.game != game or not net.is_race:
         raise AnalysisError(f"{where}: not a {game} race network")
-    return net
+    return net.freeze()
 
 
 def load_networks(game: str, weights: str | None = None, race: str | bool | None = None) -> Networks:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import io
 import json
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -387,6 +388,12 @@ def equity_weights(game: str, rules: Rules) -> tuple[np.ndarray, float]:
     return np.array([2.0 * o, m - o, h - m, k - m, o - m, m - h, m - k]), -float(o)
 
 
+#: The rows of the core's point table (csrc/net.h NET_TABLE_ROWS: 2 sides x 24 points x 0-15 checkers).
+_TABLE_ROWS = 48 * 16
+#: The core's forward-pass arguments of frozen networks (Network._compiled_weights).
+_COMPILED: weakref.WeakKeyDictionary[Network, tuple[Any, ...]] = weakref.WeakKeyDictionary()
+
+
 @dataclass(frozen=True, eq=False)
 class Network:
     """A one-hidden-layer network and what is known of how it was made."""
@@ -484,15 +491,38 @@ class Network:
         if core is None:
             return np.concatenate([self(self.encode(rows[k:k + BATCH])) for k in range(0, len(rows), BATCH)]
                                   or [np.zeros((0, len(self.b2)), np.float32)])
+        weights = self._compiled_weights(core)
+        out = np.empty((len(rows), weights[2]), np.float32)
+        core.net_forward(*weights[:7], rows, out, weights[7])
+        return out
+
+    def _compiled_weights(self, core: Any) -> tuple[Any, ...]:
+        """The arguments of the core's forward pass before the rows: the
+        encoding, sizes and weights (the outputs padded to eight), and the
+        point table (``net_table``), kept with a network whose weights are
+        read-only (:meth:`freeze`), made for each call otherwise."""
+        kept = _COMPILED.get(self)
+        if kept is not None:
+            return kept
         hidden, k = self.w2.shape
         w2 = np.zeros((hidden, _PADDED), np.float32)
         w2[:, :k] = self.w2
         b2 = np.zeros(_PADDED, np.float32)
         b2[:k] = self.b2
-        out = np.empty((len(rows), k), np.float32)
-        core.net_forward(self.compiled_encoding, hidden, k, np.ascontiguousarray(self.w1), np.ascontiguousarray(self.b1),
-                         w2, b2, rows, out)
-        return out
+        args = (self.compiled_encoding, hidden, k, np.ascontiguousarray(self.w1), np.ascontiguousarray(self.b1), w2, b2)
+        if self.w1.flags.writeable:   # (weights that may still change: a table would go stale)
+            return (*args, None)
+        table = np.empty((_TABLE_ROWS, hidden), np.float32)
+        core.net_table(*args, table)
+        _COMPILED[self] = kept = (*args, table)
+        return kept
+
+    def freeze(self) -> Network:
+        """This network with its weights made read-only (a shipped network, shared
+        by every evaluator of the process): the core then keeps its point table."""
+        for array in (self.w1, self.b1, self.w2, self.b2):
+            array.flags.writeable = False
+        return self
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         """Probabilities of board rows (n, 52): :meth:`outputs` made :func:`consistent`."""
