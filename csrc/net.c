@@ -1,7 +1,8 @@
 /* The networks' forward pass: the encoding of nardtools.analysis.nets
  * (encode, encode_race) written as the few inputs that are not zero, so that
  * the first layer adds only their rows of w1 (a position sets some thirty of
- * its 198 inputs), then the sigmoid hidden units and the sigmoid outputs.
+ * its 198 inputs), a point's four read at once from the network's point
+ * table, then the sigmoid hidden units and the sigmoid outputs.
  * In float32, as the numpy reference: the two differ by the order of their
  * sums and exp's last bits (the differential test holds 1e-6). */
 
@@ -133,12 +134,11 @@ void net_point_table(const Net *net, float *table)
         const float *w = net->w1 + (long long)point * 4 * hidden;
         float *t = table + (long long)point * (TABLE_K + 1) * hidden;
         memset(t, 0, sizeof *t * (size_t)hidden);
-        for (int k = 1; k <= TABLE_K; k++) {
-            float *row = t + (long long)k * hidden;
-            const float *three = t + 3LL * hidden;
+        for (int k = 1; k <= 3; k++)   /* one, two, three checkers: the first k inputs, each 1 */
+            for (int j = 0; j < hidden; j++) t[k * hidden + j] = t[(k - 1) * hidden + j] + w[(k - 1) * hidden + j];
+        for (int k = 4; k <= TABLE_K; k++)   /* more: the three, and the fourth at (k - 3) / 2 */
             for (int j = 0; j < hidden; j++)
-                row[j] = k <= 3 ? row[j - hidden] + w[(k - 1) * hidden + j] : three[j] + (float)(k - 3) / 2.0f * w[3 * hidden + j];
-        }
+                t[(long long)k * hidden + j] = t[3 * hidden + j] + (float)(k - 3) / 2.0f * w[3 * hidden + j];
     }
 }
 
@@ -186,8 +186,9 @@ typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias));   /* 
 
 /* On x86-64 with GCC, a version for AVX2 beside the baseline's SSE2, chosen
  * when the module loads: the same operations in the same order, twice as
- * many lanes, so the same results.  Each unit adds its bias, then its inputs'
- * products in the inputs' order, whether in a tile or the units left over. */
+ * many lanes, so the same results.  Each unit adds its bias, then the table
+ * vectors of the points that hold checkers, then the other inputs' products,
+ * in their order, whether in a tile or the units left over. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 __attribute__((target_clones("avx2", "default")))
 #endif

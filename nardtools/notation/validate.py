@@ -84,7 +84,6 @@ def vouched_many(files: Sequence[tuple[str, bytes | None]], rules: str | None = 
         return [None] * len(files)
     reads = mat_files(files, rules, options, encoding)
     looked = iter(core.mat_vouch_many([(read[0], pack_rules(read[1].rules)) for read in reads if read is not None]))
-    named = (check_encoding(encoding), "given") if encoding else ("utf-8", "ASCII")
     out: list[FileReport | None] = []
     for (path, _), read in zip(files, reads):
         counts = next(looked) if read is not None else None
@@ -92,6 +91,7 @@ def vouched_many(files: Sequence[tuple[str, bytes | None]], rules: str | None = 
             out.append(None)
             continue
         games, complete, turns = counts
+        named = (check_encoding(encoding), "given") if encoding else ("utf-8", "ASCII")
         out.append(FileReport(path, "mat", games=games, complete_games=complete, turns=turns, encoding=named[0],
                               encoding_why=named[1]))
     return out
