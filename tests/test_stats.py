@@ -286,3 +286,24 @@ def test_the_cores_turn_columns_are_the_references_table(name, monkeypatch) -> N
     assert len(table) == 3 * len(fast) and "white" not in set(table["player"])
     assert table["play"].tolist() == 3 * [r["play"] for r in slow.rows()]
     assert [r["player"] for r in both.rows()] == table["player"].tolist()
+
+
+def test_workers_take_runs_of_files_and_the_files_stay_in_order(tmp_path, monkeypatch) -> None:
+    """run_local hands a worker STATS_RUN small files a task; a file too large
+    to read at once is replayed here, in between; the results come in the
+    files' order, as one process gives them."""
+    from nardtools.analysis.stats import runners
+    from nardtools.notation import source
+
+    files = []
+    for i in range(11):
+        path = tmp_path / f"m{i:02d}.mat"
+        path.write_bytes(FIXTURE.read_bytes())
+        files.append(str(path))
+    big = tmp_path / "m05.mat"
+    big.write_bytes(FIXTURE.read_bytes() + b"\n" * 200)   # larger than the others: the one "too large" here
+    monkeypatch.setattr(source, "IN_MEMORY", len(FIXTURE.read_bytes()) + 100)
+    monkeypatch.setattr(runners, "STATS_RUN", 3)
+    alone = [(s.path, s.games, len(s.turns)) for s in runners.run_local(files, turns=True, jobs=1)]
+    many = [(s.path, s.games, len(s.turns)) for s in runners.run_local(files, turns=True, jobs=2)]
+    assert many == alone and [p for p, _, _ in many] == files and all(g for _, g, _ in many)

@@ -31,23 +31,41 @@ def run_local(files: Sequence[str], *, turns: bool = False, race_points: int = 6
     work = partial(file_stats, turns=turns, race_points=race_points, encoding=encoding, analyse=analyse)
     jobs = max(1, min(jobs, len(files), os.cpu_count() or 1))
     pool = worker_pool(jobs) if jobs > 1 else None
-    pending: deque[Any] = deque()
+    pending: deque[Any] = deque()   # each a run of files' results: a worker's future, or work for here
+    run: list[str] = []   # files for the next worker task: a task of one small file costs more than its work
+    size = STATS_RUN if analyse is None else 1
+
+    def here(path: str, data: bytes | None = None) -> Callable[[], list[FileStats]]:
+        return lambda: [work(path, on_turns=on_turns, data=data, on_game=on_game)]
+
     try:
-        for path in files:
-            if path == "-":
-                pending.append(partial(work, path, on_turns=on_turns, data=stdin, on_game=on_game))
-            elif pool is not None and not _large(path):
-                pending.append(pool.submit(work, path))
+        for k, path in enumerate(files):
+            if pool is not None and path != "-" and not _large(path):
+                run.append(path)
+                if len(run) == size or k == len(files) - 1:
+                    pending.append(pool.submit(_file_stats_many, work, run))
+                    run = []
             else:
-                pending.append(partial(work, path, on_turns=on_turns, on_game=on_game))
+                if run:
+                    pending.append(pool.submit(_file_stats_many, work, run))  # type: ignore[union-attr]
+                    run = []
+                pending.append(here(path, stdin if path == "-" else None))
             while pending and (len(pending) > 2 * jobs or (not callable(pending[0]) and pending[0].done())):
                 first = pending.popleft()
-                yield first() if callable(first) else first.result()
+                yield from first() if callable(first) else first.result()
         for left in pending:
-            yield left() if callable(left) else left.result()
+            yield from left() if callable(left) else left.result()
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+
+
+#: Small files a worker task of ``stats`` takes at once (one each with ``--analyse``, whose files are slow).
+STATS_RUN = 8
+
+
+def _file_stats_many(work: Callable[[str], FileStats], paths: list[str]) -> list[FileStats]:
+    return [work(path) for path in paths]
 
 
 def _large(path: str) -> bool:
