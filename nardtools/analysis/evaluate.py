@@ -198,7 +198,6 @@ class Evaluator:
             raise AnalysisError("GNU Backgammon's network evaluates backgammon only")
         self.evaluator, self.weights, self.race, self.prune = evaluator, weights, race, prune
         self._net: Any = None
-        self._pruner: list[Network | None] = []
 
     @property
     def net(self) -> Networks | _GnubgNet:
@@ -214,18 +213,16 @@ class Evaluator:
         net = self.net
         return ("gnubg-nn" if isinstance(net, _GnubgNet) else net.name) + self.caveat
 
-    @property
+    @functools.cached_property
     def pruner(self) -> Network | None:
         """The pruning network that screens the look-ahead's plays: the
         game's shipped one where it was trained for the main network in use
         (its ``screens``) and ``prune`` is on, else ``None``."""
-        if not self._pruner:
-            net, pruner = self.net, None
-            if self.prune and isinstance(net, Networks):
-                shipped = load_prune_network(self.game)
-                pruner = shipped if shipped is not None and shipped.meta.get("screens") == net.name else None
-            self._pruner.append(pruner)
-        return self._pruner[0]
+        net = self.net
+        if not self.prune or not isinstance(net, Networks):
+            return None
+        shipped = load_prune_network(self.game)
+        return shipped if shipped is not None and shipped.meta.get("screens") == net.name else None
 
     # ------------------------------------------------------------ 0-ply
     def static(self, rows: np.ndarray, *, database: bool = False) -> tuple[np.ndarray, list[str]]:
@@ -275,9 +272,11 @@ class Evaluator:
         """The equity by which the :attr:`pruner` screens rows (for the side
         on roll): the linear equity of its raw outputs (:func:`.nets.equity_weights`,
         no :func:`.nets.consistent` pass: a screen), finished games' exactly."""
-        assert self.pruner is not None
+        pruner = self.pruner
+        if pruner is None:
+            raise AnalysisError(f"{self.name}: no pruning network screens for it")
         w, c = equity_weights(self.game, self.rules)
-        value: np.ndarray = self.pruner.outputs(rows) @ w.astype(np.float32) + c
+        value: np.ndarray = pruner.outputs(rows) @ w.astype(np.float32) + c
         done = np.flatnonzero(finished(rows))
         if len(done):
             exact = np.zeros((len(done), len(w)))

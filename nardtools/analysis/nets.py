@@ -455,7 +455,8 @@ class Network:
 
     @property
     def stem(self) -> str:
-        """The shipped file's name without ``.npz``: the game, ``-race`` for a race network."""
+        """The shipped file's name without ``.npz``: the game, ``-race`` for a race
+        network, ``-prune`` for a pruning one."""
         return f"{self.game}-race" if self.is_race else f"{self.game}-prune" if self.is_prune else self.game
 
     @property
