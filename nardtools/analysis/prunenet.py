@@ -126,16 +126,5 @@ def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: 
         fit = Fit(start, rows, targets, seed=int(settings["seed"]), rate=float(settings["rate"]),
                   halving=int(settings["halving"]))
         commands = list(commands or [])
-    curve = folder / "curve.csv"
-    if not curve.exists():
-        curve.write_text("epoch,loss,mean_win_error,worst_win_error\n")
-    while fit.epochs < epochs:
-        loss = fit.epoch()
-        fit.save(folder, commands, f"supervised on {screened.name}'s probabilities of {len(rows):,} results of "
-                                   "self-play positions' rolls (Adam, cross-entropy)")
-        held_out = fit.held_out()
-        with curve.open("a") as f:
-            f.write(f"{fit.epochs},{loss:.6f},{held_out['mean_win_error']},{held_out['worst_win_error']}\n")
-        if report:
-            report(fit.epochs, loss, held_out)
-    return fit.net
+    return fit.run(folder, epochs, commands, f"supervised on {screened.name}'s probabilities of {len(rows):,} "
+                   "results of self-play positions' rolls (Adam, cross-entropy)", report=report)

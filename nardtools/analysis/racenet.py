@@ -169,10 +169,5 @@ def train_race(game: str, folder: Path, *, games: int, epochs: int, seed: int = 
         net.meta.update(games=games, replies=replies, leaves=leaves)
         fit = Fit(net, rows, targets, seed=seed, halving=halving or HALVING)
         commands = list(commands or [])
-    while fit.epochs < epochs:
-        loss = fit.epoch()
-        fit.save(folder, commands, f"supervised on a {points}-point bear-off database's odds of self-play "
-                                   "race positions (Adam, cross-entropy)")
-        if report:
-            report(fit.epochs, loss, fit.held_out())
-    return fit.net
+    return fit.run(folder, epochs, commands, f"supervised on a {points}-point bear-off database's odds of self-play "
+                   "race positions (Adam, cross-entropy)", curve=False, report=report)

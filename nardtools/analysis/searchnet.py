@@ -242,16 +242,5 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                           parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])])
         fit = Fit(start, rows, targets, seed=seed, rate=float(fitting["rate"]), halving=int(fitting["halving"] or HALVING))
         commands = list(commands or [])
-    curve = folder / "curve.csv"
-    if not curve.exists():
-        curve.write_text("epoch,loss,mean_win_error,worst_win_error\n")
-    while fit.epochs < epochs:
-        loss = fit.epoch()
-        fit.save(folder, commands, f"supervised on its parent evaluator's {ply}-ply probabilities of "
-                                   f"{len(rows):,} self-play positions (Adam, cross-entropy)")
-        held_out = fit.held_out()
-        with curve.open("a") as f:
-            f.write(f"{fit.epochs},{loss:.6f},{held_out['mean_win_error']},{held_out['worst_win_error']}\n")
-        if report:
-            report(fit.epochs, loss, held_out)
-    return fit.net
+    return fit.run(folder, epochs, commands, f"supervised on its parent evaluator's {ply}-ply probabilities of "
+                   f"{len(rows):,} self-play positions (Adam, cross-entropy)", report=report)

@@ -13,6 +13,7 @@ one never stopped.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,26 @@ class Fit:
         buffer = io.BytesIO()
         np.savez(buffer, **self.moments)  # type: ignore[arg-type]
         write_atomically(folder / "optimizer.npz", buffer.getvalue())
+
+    def run(self, folder: Path, epochs: int, commands: list[str], method: str, *, curve: bool = True,
+            report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
+        """Fit until ``epochs`` epochs in all, saving after each (:meth:`save`)
+        and, with ``curve``, adding its line to ``curve.csv`` (the epoch, the
+        loss and the held-out P(win) errors); ``report(epoch, loss, held_out)``
+        after each."""
+        path = folder / "curve.csv"
+        if curve and not path.exists():
+            path.write_text("epoch,loss,mean_win_error,worst_win_error\n")
+        while self.epochs < epochs:
+            loss = self.epoch()
+            self.save(folder, commands, method)
+            held_out = self.held_out()
+            if curve:
+                with path.open("a") as f:
+                    f.write(f"{self.epochs},{loss:.6f},{held_out['mean_win_error']},{held_out['worst_win_error']}\n")
+            if report:
+                report(self.epochs, loss, held_out)
+        return self.net
 
     @classmethod
     def resume(cls, folder: Path, net: Network, rows: np.ndarray, targets: np.ndarray) -> Fit:
