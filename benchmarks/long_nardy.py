@@ -4,6 +4,7 @@ acceptance): head to head, and its errors against a fixed set of rollouts.
     python benchmarks/long_nardy.py [--games 2000] [--jobs 2] [--new FILE] [--old-rev 2330bc0]
                                     [--plies 0,1] [--set benchmarks/data/long-rollouts.npz]
     python benchmarks/long_nardy.py --build-set 1000 --rollout-games 144 --jobs 2   # once; committed
+    python benchmarks/long_nardy.py --games 1000 --new-ply 1   # the new network's own look-ahead against 0.2
 
 **Head to head**: the new main network (``--new``, default the shipped one)
 against the one shipped at git revision ``--old-rev`` (0.2), both at 0-ply
@@ -63,13 +64,27 @@ def old_weights(rev: str, folder: Path) -> str:
     return str(path)
 
 
-def _pairs(new: str | None, old: str, first: int, games: int) -> MatchResult:
-    return series(RULESET, NetPlayer(load_networks("long", new), RULESET), NetPlayer(load_networks("long", old), RULESET),
-                  games, seed=707, first=first, paired=True)
+class Looking:
+    """The new network at ``ply`` (every play's result valued by the
+    evaluator's look-ahead, the best for the side that plays)."""
+
+    def __init__(self, weights: str | None, ply: int) -> None:
+        self.ev, self.ply = Evaluator(RULESET.rules, weights=weights), ply
+
+    def choose(self, rows: np.ndarray) -> int:
+        if len(rows) == 1:
+            return 0
+        return int(np.argmin(equity(self.ev.values(rows, self.ply), "long", RULESET.rules)))
 
 
-def head_to_head(new: str | None, old: str, games: int, jobs: int) -> MatchResult:
-    return series_in_processes(partial(_pairs, new, old), games + games % 2, jobs, unit=2)
+def _pairs(new: str | None, old: str, ply: int, first: int, games: int) -> MatchResult:
+    player = NetPlayer(load_networks("long", new), RULESET) if ply == 0 else Looking(new, ply)
+    return series(RULESET, player, NetPlayer(load_networks("long", old), RULESET), games, seed=707, first=first,
+                  paired=True)
+
+
+def head_to_head(new: str | None, old: str, games: int, jobs: int, ply: int = 0) -> MatchResult:
+    return series_in_processes(partial(_pairs, new, old, ply), games + games % 2, jobs, unit=2)
 
 
 # ------------------------------------------------------------------ the rollout set
@@ -153,6 +168,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--new", help="The new Long Nardy main network (default the shipped one).")
     ap.add_argument("--old-rev", default=OLD_REV, help="The git revision of today's network (0.2).")
+    ap.add_argument("--new-ply", type=int, default=0, choices=(0, 1, 2), help="The new network's look-ahead in the "
+                    "head to head (the acceptance's is 0; 1 shows how far its own look-ahead plays above 0.2).")
     ap.add_argument("--plies", default="0,1")
     ap.add_argument("--set", type=Path, default=SET)
     ap.add_argument("--build-set", type=int, default=0, help="Build the rollout set of this many positions.")
@@ -166,8 +183,9 @@ def main() -> None:
         new_name = load_networks("long", args.new).name
         if args.games:
             began = time.perf_counter()
-            r = head_to_head(args.new, old, args.games, args.jobs)
-            print(f"{new_name} against nardtools-long-0.2 (git {args.old_rev}), both 0-ply, {r.games:,} games in "
+            r = head_to_head(args.new, old, args.games, args.jobs, args.new_ply)
+            plies = "both 0-ply" if not args.new_ply else f"at {args.new_ply}-ply against 0-ply"
+            print(f"{new_name} against nardtools-long-0.2 (git {args.old_rev}), {plies}, {r.games:,} games in "
                   f"seat-swapped pairs with shared dice: {100 * r.win_rate:.1f}% ± {100 * r.standard_error():.1f} "
                   f"of games, {r.points_per_game:+.3f} points a game ({time.perf_counter() - began:.0f} s)")
         if args.set.exists():

@@ -51,3 +51,6 @@ def test_the_long_nardy_benchmark_builds_its_set_and_measures(tmp_path):
     text = _run("benchmarks/long_nardy.py", "--games", "4", "--jobs", "1", "--plies", "0", "--set", str(path))
     assert "4 games in seat-swapped pairs with shared dice" in text
     assert sum(line.split(" | ")[1:2] == ["0"] for line in text.splitlines()) == 2  # both networks, 0-ply, on the set
+    deeper = _run("benchmarks/long_nardy.py", "--games", "2", "--jobs", "1", "--new-ply", "1", "--plies", "0",
+                  "--set", str(path))
+    assert "at 1-ply against 0-ply, 2 games in seat-swapped pairs" in deeper
