@@ -74,7 +74,7 @@ def siblings(game: str, games: int, positions: int, *, seed: int = 1, weights: s
     return kept
 
 
-def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: int, hidden: int = 32,
+def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: int, hidden: int = 64,
                 seed: int = 1, weights: str | None = None, rate: float = 3e-3, halving: int | None = None,
                 resume: bool = False, commands: list[str] | None = None,
                 progress: Callable[[str, int, int], None] | None = None,
@@ -87,8 +87,7 @@ def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: 
 
     data, target_file = folder / "positions.npz", folder / "targets.npy"
     settings: dict[str, Any] = {"games": games, "positions": positions, "seed": seed, "weights": weights or "",
-                                "hidden": hidden,
-                "rate": rate, "halving": halving or HALVING}
+                                "hidden": hidden, "rate": rate, "halving": halving or HALVING}
     if resume:
         (kept,) = arrays(data, "settings")
         settings = json.loads(str(kept))
@@ -97,9 +96,9 @@ def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: 
     folder.mkdir(parents=True, exist_ok=True)
     weights = str(settings["weights"]) or None
     if not data.exists():
-        rows = siblings(game, int(settings["games"]), int(settings["positions"]), seed=int(settings["seed"]),
-                        weights=weights, progress=lambda n: progress("collecting", n, int(settings["games"]))
-                        if progress else None)
+        total = int(settings["games"])
+        rows = siblings(game, total, int(settings["positions"]), seed=int(settings["seed"]), weights=weights,
+                        progress=(lambda n: progress("collecting", n, total)) if progress else None)
         buffer = io.BytesIO()
         np.savez_compressed(buffer, rows=rows, settings=np.array(json.dumps(settings)))
         write_atomically(data, buffer.getvalue())

@@ -72,7 +72,7 @@ def train_command(
     prune: Annotated[bool, typer.Option("--prune", help=(
         "Train the game's pruning network instead: supervised on the --parent evaluator's probabilities of "
         "every result of self-play positions' rolls; it screens a roll's plays inside the look-ahead "
-        "(--hidden default 32)."))] = False,
+        "(--hidden default 64)."))] = False,
     search_ply: Annotated[int, typer.Option("--search-ply", min=1, max=2, help=(
         "With --search: the look-ahead whose probabilities are the targets."))] = 1,
     parent: Annotated[Path | None, typer.Option("--parent", help=(
@@ -147,7 +147,7 @@ def train_command(
                     halving, jobs, command_line, quiet)
         return
     if prune:
-        _train_prune(game.value, folder, resume is not None, games, epochs, seed, hidden or 32, parent, halving,
+        _train_prune(game.value, folder, resume is not None, games, epochs, seed, hidden or 64, parent, halving,
                      command_line, quiet)
         return
     if search:
