@@ -21,13 +21,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nardtools import find_ruleset  # noqa: E402
-from nardtools.analysis import evaluate  # noqa: E402
-from nardtools.analysis.evaluate import Evaluator  # noqa: E402
-from nardtools.analysis.nets import equity  # noqa: E402
-from nardtools.analysis.searchnet import collect  # noqa: E402
-from nardtools.analysis.selfplay import best_per_roll, roll_successors  # noqa: E402
-from nardtools.dice import ALL_ROLLS  # noqa: E402
+from nardtools import find_ruleset
+from nardtools.analysis import evaluate
+from nardtools.analysis.evaluate import Evaluator
+from nardtools.analysis.nets import equity
+from nardtools.analysis.searchnet import collect
+from nardtools.analysis.selfplay import best_per_roll, roll_successors
+from nardtools.dice import ALL_ROLLS
 
 
 def main() -> None:
