@@ -54,10 +54,10 @@ def test_leaves_are_the_best_replies_a_one_ply_look_ahead_weighs():
     from nardtools.analysis.training import _game_seed
     from nardtools.dice import ALL_ROLLS
 
-    plain, _ = collect("long", 1, seed=5, points=6)
-    rows, _ = collect("long", 1, seed=5, points=6, leaves=21)
+    plain, _ = collect("long", 1, seed=6, points=6)   # (a game of the shipped network that ends in such a race)
+    rows, _ = collect("long", 1, seed=6, points=6, leaves=21)
     learned = {r.tobytes() for r in rows}
-    assert len(learned) > len(plain)
+    assert len(plain) and len(learned) > len(plain)
     ruleset = find_ruleset("long")
     player = NetPlayer(load_network("long"), ruleset)
     expected: list[np.ndarray] = []
@@ -68,7 +68,7 @@ def test_leaves_are_the_best_replies_a_one_ply_look_ahead_weighs():
                 replies = successors(ruleset.rules, results[chosen], roll.dice)
                 expected.append(replies[player.choose(replies)])
 
-    play_game(ruleset, player, player, seed=_game_seed(5, 0), on_turn=keep)
+    play_game(ruleset, player, player, seed=_game_seed(6, 0), on_turn=keep)
     leaves = [r for r in expected if in_domain(r[None], 6)[0]]
     assert len(leaves) > 21 and all(r.tobytes() in learned for r in leaves)
 
