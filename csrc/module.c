@@ -1056,9 +1056,9 @@ static PyObject *py_net_forward(PyObject *self, PyObject *const *args, Py_ssize_
                 PyErr_NoMemory();
             } else {
                 Py_BEGIN_ALLOW_THREADS
-                float *table = have_table ? NULL : scratch + net.hidden;
-                if (table) net_point_table(&net, table);
-                net_forward(&net, v[4].buf, rows, v[5].buf, scratch, have_table ? given.buf : table);
+                const float *table = have_table ? given.buf : scratch + net.hidden;
+                if (!have_table) net_point_table(&net, scratch + net.hidden);   /* (made for this call) */
+                net_forward(&net, v[4].buf, rows, v[5].buf, scratch, table);
                 Py_END_ALLOW_THREADS
                 PyMem_RawFree(scratch);
                 result = Py_NewRef(Py_None);
