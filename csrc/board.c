@@ -227,10 +227,11 @@ int block_ok(const Turn *t, const signed char *me)
 
 /* ------------------------------------------------------------------ the search's tables */
 
-/* Zobrist keys: one random word per point and count (splitmix64, fixed seed). */
+/* Zobrist keys: one random word per point and count (splitmix64, fixed seed),
+   filled by board_init before any search. */
 static uint64_t zobrist[26][16];
 
-static void zobrist_init(void)
+void board_init(void)
 {
     uint64_t x = 0x6e61726474;   /* "nardt" */
     for (int p = 0; p < 26; p++)
@@ -424,7 +425,6 @@ static void select_ends(const Turn *t, Search *s)
 
 void legal_plays(const Turn *t, Search *s)
 {
-    if (!zobrist[0][1]) zobrist_init();
     if (++s->stamp == 0) {   /* the stamps wrapped round: clear them */
         memset(s->end_table.stamp, 0, (s->end_table.mask + 1) * sizeof(uint32_t));
         memset(s->state_table.stamp, 0, (s->state_table.mask + 1) * sizeof(uint32_t));

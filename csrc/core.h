@@ -109,6 +109,8 @@ void core_apply(const Turn *t, signed char *me, uint32_t *hits, signed char *hit
 void turn_init(Turn *t, const Rules *r, const Board *b, const int *dice, int ndice, int whole_roll,
                int first_turn);
 int block_ok(const Turn *t, const signed char *me);
+/* The search's constant tables: fill once, before the first search of any thread. */
+void board_init(void);
 void legal_plays(const Turn *t, Search *s);
 void end_board(const Turn *t, const signed char *me, uint32_t hits, Board *out);
 

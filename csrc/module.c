@@ -1157,6 +1157,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core", "The compile
 
 PyMODINIT_FUNC PyInit__core(void)
 {
+    board_init();   /* here, under the interpreter's lock: searches run in threads without it */
     PyObject *m = PyModule_Create(&module);
     if (m && PyModule_AddIntConstant(m, "TURN_ROW_SIZE", (long)sizeof(TurnRow)) < 0) { Py_DECREF(m); return NULL; }
     return m;
