@@ -3,7 +3,9 @@ acceptance): head to head, and its errors against a fixed set of rollouts.
 
     python benchmarks/long_nardy.py [--games 2000] [--jobs 2] [--new FILE] [--old-rev 2330bc0]
                                     [--plies 0,1] [--set benchmarks/data/long-rollouts.npz]
-    python benchmarks/long_nardy.py --build-set 1000 --rollout-games 144 --jobs 2   # once; committed
+    python benchmarks/long_nardy.py --build-set 1000 --rollout-games 288 --jobs 2   # once; committed
+    python benchmarks/long_nardy.py --build-set 1000 --rollout-games 1296 --player-rev a6bb6ec \
+        --set benchmarks/data/long-rollouts-0.4.npz
     python benchmarks/long_nardy.py --games 1000 --new-ply 1   # the new network's own look-ahead against 0.2
 
 **Head to head**: the new main network (``--new``, default the shipped one)
@@ -12,15 +14,21 @@ with the shipped race network, ``--games`` money games (``long`` rules) in
 seat-swapped pairs that play the same dice, so that the luck of the dice
 cancels within each pair.
 
-**The rollout set** (``--build-set N``): one position of each of N self-play
-games of the old networks at 0-ply (seeds from 900,000; the turn drawn
-uniformly from the game's turns, only positions the main network answers
-for: no race the race network takes, no finished game), each rolled out
-``--rollout-games`` times to the end by the old networks at 0-ply on both
-sides (``nardtools.analysis.evaluate.rollout``: the first two rolls
+**The rollout sets** (``--build-set N``): one position of each of N
+self-play games of the old networks at 0-ply (seeds from 900,000; the turn
+drawn uniformly from the game's turns, only positions the main network
+answers for: no race the race network takes, no finished game), each rolled
+out ``--rollout-games`` times to the end at 0-ply on both sides by the
+main network shipped at ``--player-rev`` (default the old one) with the shipped race
+network (``nardtools.analysis.evaluate.rollout``: the first two rolls
 stratified over the 36 x 36 pairs, the later dice seeded; no truncation).
-Kept as ``.npz`` (rows, rollout probabilities, equities and their standard
-errors, and how they were made).  Each network's error at each ply is the
+The positions are seeded, so every set holds the same ones.  Kept as
+``.npz`` (rows, rollout probabilities, equities and their standard errors,
+and how they were made).  Two are committed: ``long-rollouts.npz``, 288
+games a position by 0.2, and ``long-rollouts-0.4.npz``, 1,296 by 0.4 (a
+stronger player, and a standard error half as large).  Each network (the
+new one, 0.2 and any ``--also``) is measured on each set given (``--set``,
+default both).  Each network's error at each ply is the
 mean |equity - rollout equity| over the set (and the share of positions
 where it exceeds 0.1), and its root mean square with the rollouts' own noise
 taken out (the mean squared error less the mean squared standard error: the
@@ -51,7 +59,7 @@ from nardtools.analysis.nets import equity  # noqa: E402
 from nardtools.analysis.selfplay import MatchResult, NetPlayer, series, series_in_processes  # noqa: E402
 
 RULESET = find_ruleset("long")
-SET = ROOT / "benchmarks" / "data" / "long-rollouts.npz"
+SETS = [ROOT / "benchmarks" / "data" / "long-rollouts.npz", ROOT / "benchmarks" / "data" / "long-rollouts-0.4.npz"]
 OLD_REV = "2330bc0"
 
 
@@ -118,13 +126,14 @@ def _rollouts(job: tuple[np.ndarray, int, str]) -> list[tuple[list[float], float
     return out
 
 
-def build_set(path: Path, count: int, games: int, jobs: int, old: str, rev: str) -> None:
+def build_set(path: Path, count: int, games: int, jobs: int, old: str, rev: str, player: str | None = None) -> None:
     began = time.perf_counter()
     rows = set_positions(count, old)
-    chunks = [(rows[k:k + 10], games, old) for k in range(0, len(rows), 10)]
+    chunks = [(rows[k:k + 10], games, player or old) for k in range(0, len(rows), 10)]
     with Pool(jobs) as pool:
         done = [item for part in pool.map(_rollouts, chunks) for item in part]
-    how = {"positions": len(rows), "games_per_position": games, "player": f"nardtools-long 0.2 (git {rev}) at 0-ply, "
+    who = load_networks("long", player).name if player else f"nardtools-long 0.2 (git {rev})"
+    how = {"positions": len(rows), "games_per_position": games, "player": f"{who} at 0-ply, "
            "shipped race network", "truncation": "none (to the end)", "variance_reduction":
            "the first two rolls stratified over the 36 x 36 pairs", "seconds": round(time.perf_counter() - began),
            "command": " ".join(["python", *sys.argv])}
@@ -146,7 +155,7 @@ def _errors(job: tuple[str | None, int, np.ndarray]) -> np.ndarray:
 def set_errors(path: Path, networks: dict[str, str | None], plies: list[int], jobs: int) -> None:
     with np.load(path) as data:
         rows, truth, stderr, how = data["rows"], data["equity"], data["stderr"], json.loads(str(data["how"]))
-    print(f"\nThe rollout set: {how['positions']} positions, {how['games_per_position']} games each by {how['player']}, "
+    print(f"\nThe rollout set {path.name}: {how['positions']} positions, {how['games_per_position']} games each by {how['player']}, "
           f"{how['truncation']}; {how['variance_reduction']}; mean standard error {stderr.mean():.4f}")
     print("| network | ply | mean abs equity error | RMS error, noise removed | share > 0.1 | seconds |\n"
           "|---|---|---|---|---|---|")
@@ -171,14 +180,21 @@ def main() -> None:
     ap.add_argument("--new-ply", type=int, default=0, choices=(0, 1, 2), help="The new network's look-ahead in the "
                     "head to head (the acceptance's is 0; 1 shows how far its own look-ahead plays above 0.2).")
     ap.add_argument("--plies", default="0,1")
-    ap.add_argument("--set", type=Path, default=SET)
+    ap.add_argument("--set", type=Path, action="append", help="A rollout set to measure on (default both "
+                    "committed ones), or the one --build-set writes.")
+    ap.add_argument("--also", action="append", default=[], help="Another main network measured on the sets.")
     ap.add_argument("--build-set", type=int, default=0, help="Build the rollout set of this many positions.")
-    ap.add_argument("--rollout-games", type=int, default=144)
+    ap.add_argument("--rollout-games", type=int, default=288)
+    ap.add_argument("--player-rev", help="With --build-set: the git revision whose Long Nardy main network plays the "
+                    "rollouts (default --old-rev's).")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         old = old_weights(args.old_rev, Path(tmp))
         if args.build_set:
-            build_set(args.set, args.build_set, args.rollout_games, args.jobs, old, args.old_rev)
+            if not args.set or len(args.set) > 1:
+                ap.error("--build-set writes the one --set given")
+            player = old_weights(args.player_rev, Path(tmp)) if args.player_rev else None
+            build_set(args.set[0], args.build_set, args.rollout_games, args.jobs, old, args.old_rev, player)
             return
         new_name = load_networks("long", args.new).name
         if args.games:
@@ -188,9 +204,11 @@ def main() -> None:
             print(f"{new_name} against nardtools-long-0.2 (git {args.old_rev}), {plies}, {r.games:,} games in "
                   f"seat-swapped pairs with shared dice: {100 * r.win_rate:.1f}% ± {100 * r.standard_error():.1f} "
                   f"of games, {r.points_per_game:+.3f} points a game ({time.perf_counter() - began:.0f} s)")
-        if args.set.exists():
-            set_errors(args.set, {new_name: args.new, "nardtools-long-0.2": old}, [int(p) for p in args.plies.split(",")],
-                       args.jobs)
+        networks = {new_name: args.new, "nardtools-long-0.2": old,
+                    **{load_networks("long", f).name: f for f in args.also}}
+        for path in args.set or SETS:
+            if path.exists():
+                set_errors(path, networks, [int(p) for p in args.plies.split(",")], args.jobs)
 
 
 if __name__ == "__main__":

@@ -40,8 +40,9 @@ def test_the_decisions_benchmark_writes_its_figures(tmp_path):
 
 
 def test_the_long_nardy_benchmark_builds_its_set_and_measures(tmp_path):
-    if subprocess.run(["git", "cat-file", "-e", "2330bc0"], cwd=ROOT, capture_output=True).returncode:
-        pytest.skip("the git history (network 0.2) is not here")
+    if any(subprocess.run(["git", "cat-file", "-e", rev], cwd=ROOT, capture_output=True).returncode
+           for rev in ("2330bc0", "a6bb6ec")):
+        pytest.skip("the git history (networks 0.2 and 0.4) is not here")
     path = tmp_path / "set.npz"
     _run("benchmarks/long_nardy.py", "--build-set", "3", "--rollout-games", "4", "--jobs", "1", "--set", str(path))
     with np.load(path) as data:
@@ -54,3 +55,17 @@ def test_the_long_nardy_benchmark_builds_its_set_and_measures(tmp_path):
     deeper = _run("benchmarks/long_nardy.py", "--games", "2", "--jobs", "1", "--new-ply", "1", "--plies", "0",
                   "--set", str(path))
     assert "at 1-ply against 0-ply, 2 games in seat-swapped pairs" in deeper
+    # a set of the same positions rolled out by another network (0.4), and both sets measured
+    stronger = tmp_path / "stronger.npz"
+    _run("benchmarks/long_nardy.py", "--build-set", "3", "--rollout-games", "4", "--jobs", "1", "--player-rev",
+         "a6bb6ec", "--set", str(stronger))
+    with np.load(path) as first, np.load(stronger) as second:
+        assert np.array_equal(first["rows"], second["rows"])
+        assert json.loads(str(second["how"]))["player"].startswith("nardtools-long-0.4 ")
+    older = tmp_path / "long-0.3.npz"  # shipped before 0.4
+    older.write_bytes(subprocess.run(["git", "show", "a6bb6ec^:nardtools/data/nets/long.npz"], cwd=ROOT,
+                                     capture_output=True, check=True).stdout)
+    both = _run("benchmarks/long_nardy.py", "--games", "0", "--jobs", "1", "--plies", "0", "--set", str(path),
+                "--set", str(stronger), "--also", str(older))
+    assert both.count("The rollout set ") == 2 and "The rollout set stronger.npz: 3 positions" in both
+    assert sum(line.split(" | ")[1:2] == ["0"] for line in both.splitlines()) == 2 * 3

@@ -134,3 +134,29 @@ def test_the_command_line_gives_a_board_parent_the_contact_inputs(tmp_path):
     assert result.exit_code == 0, result.output
     net = Network.load(folder / "checkpoint.npz")
     assert net.encoding == "contact" and net.w1.shape[0] == 206 and load_networks("long").main.encoding == "board"
+
+
+def test_a_run_fits_earlier_runs_positions_beside_its_own(tmp_path, monkeypatch):
+    """``--with-run``: a finished run's positions and targets are fitted beside
+    the new run's own, and kept when it resumes; an unfinished run is refused."""
+    import nardtools.analysis.searchnet as searchnet
+    from nardtools.analysis.searchnet import finished_run, train_search
+
+    monkeypatch.setattr(searchnet, "PART", 50)
+    earlier, later = tmp_path / "earlier", tmp_path / "later"
+    train_search("long", earlier, games=1, epochs=1, seed=2)
+    rows, targets = finished_run(earlier)
+    own = len(np.load(earlier / "positions.npz")["rows"])
+    assert len(rows) == len(targets) == own > 50 and np.array_equal(targets[:50], np.load(earlier / "targets" / "part-00000.npy"))
+    net = train_search("long", later, games=1, epochs=1, seed=3, with_runs=[earlier])
+    mine = len(np.load(later / "positions.npz")["rows"])
+    assert net.meta["with_runs"] == [str(earlier)] and net.meta["positions"] == (own + mine) - int((own + mine) * 0.1)
+    assert f"and on {own:,} of 1 earlier run(s)" in net.meta["method"]
+    resumed = train_search("long", later, games=1, epochs=2, resume=True)
+    assert resumed.meta["positions"] == net.meta["positions"] and resumed.meta["epochs"] == 2
+    (earlier / "targets" / "part-00001.npy").unlink()
+    with pytest.raises(AnalysisError, match="finish that run first"):
+        finished_run(earlier)
+    refused = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "1", "--epochs", "1", "-q",
+                                       "--with-run", str(earlier), "--output", str(tmp_path / "cli")])
+    assert refused.exit_code != 0 and "finish that run first" in refused.output, refused.output

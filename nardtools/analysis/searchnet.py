@@ -17,7 +17,8 @@ shipped networks, or a checkpoint; always with the shipped race network):
    :data:`PART` positions (``targets/part-NNNNN.npy``, in ``jobs``
    processes), so that an interrupted run resumes at the first missing part.
 3. **Fit** (:class:`.supervised.Fit`): a network of ``hidden`` units fitted
-   to them.  ``widen`` starts it from the evaluator's own network, its extra
+   to them, and to the positions and targets of any earlier runs named
+   (``with_runs``: more positions, each with its own run's targets).  ``widen`` starts it from the evaluator's own network, its extra
    hidden units silent (zero output weights), so that fitting begins from
    the network it improves on rather than from nothing.
 
@@ -149,6 +150,21 @@ def search_targets(game: str, rows: np.ndarray, folder: Path, *, ply: int = 1, w
         raise AnalysisError(f"{folder}: a damaged part of the targets ({e}); delete it to compute it again") from None
 
 
+def finished_run(folder: Path) -> tuple[np.ndarray, np.ndarray]:
+    """The positions and targets of the search run in ``folder``, every part
+    of its targets computed (another run's data to fit beside its own)."""
+    rows, = arrays(folder / "positions.npz", "rows")
+    paths = sorted((folder / "targets").glob("part-*.npy"))
+    try:
+        targets = np.concatenate([np.load(path) for path in paths]) if paths else np.zeros((0, 0), np.float32)
+    except (OSError, ValueError) as e:
+        raise AnalysisError(f"{folder}: a damaged part of the targets ({e})") from None
+    if len(paths) != -(-len(rows) // PART) or len(targets) != len(rows):
+        raise AnalysisError(f"{folder}: targets for {len(targets):,} of its {len(rows):,} positions; finish that run "
+                            f"first (nardtools train --resume {folder})")
+    return rows, targets
+
+
 def widen(net: Network, hidden: int, seed: int, encoding: str | None = None) -> Network:
     """``net`` with ``hidden`` hidden units, and with ``encoding``'s inputs
     (one that extends its own: ``board`` to ``contact``), the same function:
@@ -175,21 +191,22 @@ def widen(net: Network, hidden: int, seed: int, encoding: str | None = None) -> 
 def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int = 1, seed: int = 1,
                  hidden: int | None = None, weights: str | None = None, explore: float = 0.1, alternatives: int = 2,
                  rate: float = 1e-3, halving: int | None = None, widen_from: bool = True, resume: bool = False,
-                 encoding: str | None = None,
+                 encoding: str | None = None, with_runs: list[Path] | None = None,
                  commands: list[str] | None = None, jobs: int = 1,
                  progress: Callable[[str, int, int], None] | None = None,
                  report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
     """Collect (once), compute the targets (resumably) and fit, until ``epochs``
     epochs in all (``hidden``: the parent's width unless given; ``encoding``:
     the inputs, the parent's unless given);
-    ``progress(stage, done, total)`` as it goes, ``report(epoch, loss,
-    held_out)`` after each epoch.  A resumed run keeps the settings it was
+    ``with_runs``: the folders of earlier runs whose positions and targets are
+    fitted too); ``progress(stage, done, total)`` as it goes, ``report(epoch,
+    loss, held_out)`` after each epoch.  A resumed run keeps the settings it was
     started with (kept beside its positions), whether it stopped while
     computing the targets or while fitting."""
     data = folder / "positions.npz"
     how = np.array([games, seed, round(explore * 1000), alternatives, ply])
     fitting: dict[str, Any] = {"hidden": hidden, "rate": rate, "halving": halving, "widen": widen_from,
-                               "encoding": encoding}
+                               "encoding": encoding, "with_runs": [str(f) for f in with_runs or []]}
     if resume:
         net = Network.load(folder / "checkpoint.npz") if (folder / "checkpoint.npz").exists() else None
         rows, how, source, kept = arrays(data, "rows", "how", "weights", "fitting")
@@ -199,10 +216,16 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
     else:
         folder.mkdir(parents=True, exist_ok=True)
         if data.exists():
-            rows, before, source = arrays(data, "rows", "how", "weights")
+            rows, before, source, kept = arrays(data, "rows", "how", "weights", "fitting")
             if not np.array_equal(before, how) or str(source) != (weights or ""):
                 raise AnalysisError(f"{data}: positions of another collection (games, seed, explore, alternatives, "
                                     f"ply {before.tolist()}, weights {str(source) or 'shipped'}); choose another folder")
+            if json.loads(str(kept)) != fitting:  # the same positions fitted another way: resumes as this one
+                with np.load(data) as saved:
+                    arrays_kept = {name: saved[name] for name in saved.files}
+                buffer = io.BytesIO()
+                np.savez_compressed(buffer, **{**arrays_kept, "fitting": np.array(json.dumps(fitting))})
+                write_atomically(data, buffer.getvalue())
         else:
             began, played = time.perf_counter(), [0]
 
@@ -227,6 +250,10 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
             progress("targets", min(done[0], len(rows)), len(rows))
 
     targets = search_targets(game, rows, folder / "targets", ply=ply, weights=weights, jobs=jobs, progress=step)
+    own, others = len(rows), fitting.get("with_runs") or []
+    for other in others:
+        more_rows, more_targets = finished_run(Path(other))
+        rows, targets = np.concatenate([rows, more_rows]), np.concatenate([targets, more_targets])
     if net is not None:
         fit = Fit.resume(folder, net, rows, targets)
         commands = [*net.meta.get("commands", []), *(commands or [])]
@@ -238,9 +265,12 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                  else Network.random(game, width, seed, encoding=inputs))
         start.meta.update(kind="main", games=int(parent.meta.get("games", 0)), search_games=games, ply=ply,
                           explore=explore, alternatives=alternatives, generation=int(parent.meta.get("generation", 0)) + 1,
+                          **({"with_runs": others} if others else {}),
                           lineage=[*parent.meta.get("lineage", []), parent.name],
                           parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])])
         fit = Fit(start, rows, targets, seed=seed, rate=float(fitting["rate"]), halving=int(fitting["halving"] or HALVING))
         commands = list(commands or [])
-    return fit.run(folder, epochs, commands, f"supervised on its parent evaluator's {ply}-ply probabilities of "
-                   f"{len(rows):,} self-play positions (Adam, cross-entropy)", report=report)
+    method = f"supervised on its parent evaluator's {ply}-ply probabilities of {own:,} self-play positions"
+    if others:
+        method += f", and on {len(rows) - own:,} of {len(others)} earlier run(s) with their own targets"
+    return fit.run(folder, epochs, commands, f"{method} (Adam, cross-entropy)", report=report)

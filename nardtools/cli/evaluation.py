@@ -87,6 +87,9 @@ def train_command(
     inputs: Annotated[Inputs | None, typer.Option("--inputs", help=(
         "With --search: the network's inputs, the board alone or with each side's contact features "
         "(shots, prime, mobility, contact left); default the parent's."))] = None,
+    with_run: Annotated[list[Path] | None, typer.Option("--with-run", help=(
+        "With --search: also fit the positions and targets of this finished search run (its own parent's "
+        "look-ahead); repeat for several."))] = None,
     epochs: Annotated[int, typer.Option("--epochs", min=1, max=10_000,
                                         help="With --race, --search or --prune: fit until this many epochs in all.")] = 30,
     race_db: Annotated[int, typer.Option("--race-db", min=2, max=12, help=(
@@ -152,8 +155,8 @@ def train_command(
         return
     if search:
         _train_search(game.value, folder, resume is not None, games, epochs, search_ply, seed, hidden, parent,
-                      explore, alternatives, widen, inputs.value if inputs else None, halving, jobs, command_line,
-                      quiet)
+                      explore, alternatives, widen, inputs.value if inputs else None, halving, with_run or [], jobs,
+                      command_line, quiet)
         return
     games = 100_000 if games is None else games
     if resume is not None:
@@ -193,7 +196,8 @@ def _train_race(game: str, folder: Path, resume: bool, games: int | None, epochs
 
 def _train_search(game: str, folder: Path, resume: bool, games: int | None, epochs: int, ply: int, seed: int,
                   hidden: int | None, parent: Path | None, explore: float, alternatives: int, widen: bool,
-                  encoding: str | None, halving: int | None, jobs: int, command_line: str, quiet: bool) -> None:
+                  encoding: str | None, halving: int | None, with_runs: list[Path], jobs: int, command_line: str,
+                  quiet: bool) -> None:
     from ..analysis.searchnet import train_search
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -202,7 +206,8 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
 
     net = train_search(game, folder, games=5000 if games is None else games, epochs=epochs, ply=ply, seed=seed,
                        hidden=hidden, weights=_path(parent), explore=explore, alternatives=alternatives,
-                       halving=halving, widen_from=widen, resume=resume, encoding=encoding, commands=[command_line],
+                       halving=halving, widen_from=widen, resume=resume, encoding=encoding, with_runs=with_runs,
+                       commands=[command_line],
                        jobs=jobs,
                        progress=progress, report=_epoch_report(quiet))
     _fitted("main", net, folder)
