@@ -18,9 +18,10 @@ shipped networks, or a checkpoint; always with the shipped race network):
    processes), so that an interrupted run resumes at the first missing part.
 3. **Fit** (:class:`.supervised.Fit`): a network of ``hidden`` units fitted
    to them, and to the positions and targets of any earlier runs named
-   (``with_runs``: more positions, each with its own run's targets).  ``widen`` starts it from the evaluator's own network, its extra
-   hidden units silent (zero output weights), so that fitting begins from
-   the network it improves on rather than from nothing.
+   (``with_runs``: more positions, each with its own run's targets).
+   ``widen`` starts it from the evaluator's own network, its extra hidden
+   units silent (zero output weights), so that fitting begins from the
+   network it improves on rather than from nothing.
 
 A run lives in a folder: ``positions.npz`` (the rows and how they were
 collected), ``targets/``, ``checkpoint.npz``, ``optimizer.npz`` and
@@ -144,6 +145,11 @@ def search_targets(game: str, rows: np.ndarray, folder: Path, *, ply: int = 1, w
             _part(job)
             if progress:
                 progress(PART)
+    return _parts(folder, paths)
+
+
+def _parts(folder: Path, paths: list[Path]) -> np.ndarray:
+    """The targets kept in ``paths`` (parts under ``folder``), one after another."""
     try:
         return np.concatenate([np.load(path) for path in paths]) if paths else np.zeros((0, 0), np.float32)
     except (OSError, ValueError) as e:
@@ -155,10 +161,7 @@ def finished_run(folder: Path) -> tuple[np.ndarray, np.ndarray]:
     of its targets computed (another run's data to fit beside its own)."""
     rows, = arrays(folder / "positions.npz", "rows")
     paths = sorted((folder / "targets").glob("part-*.npy"))
-    try:
-        targets = np.concatenate([np.load(path) for path in paths]) if paths else np.zeros((0, 0), np.float32)
-    except (OSError, ValueError) as e:
-        raise AnalysisError(f"{folder}: a damaged part of the targets ({e})") from None
+    targets = _parts(folder / "targets", paths)
     if len(paths) != -(-len(rows) // PART) or len(targets) != len(rows):
         raise AnalysisError(f"{folder}: targets for {len(targets):,} of its {len(rows):,} positions; finish that run "
                             f"first (nardtools train --resume {folder})")

@@ -207,9 +207,7 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
     net = train_search(game, folder, games=5000 if games is None else games, epochs=epochs, ply=ply, seed=seed,
                        hidden=hidden, weights=_path(parent), explore=explore, alternatives=alternatives,
                        halving=halving, widen_from=widen, resume=resume, encoding=encoding, with_runs=with_runs,
-                       commands=[command_line],
-                       jobs=jobs,
-                       progress=progress, report=_epoch_report(quiet))
+                       commands=[command_line], jobs=jobs, progress=progress, report=_epoch_report(quiet))
     _fitted("main", net, folder)
 
 
