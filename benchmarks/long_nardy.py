@@ -19,8 +19,8 @@ self-play games of the old networks at 0-ply (seeds from 900,000; the turn
 drawn uniformly from the game's turns, only positions the main network
 answers for: no race the race network takes, no finished game), each rolled
 out ``--rollout-games`` times to the end at 0-ply on both sides by the
-main network shipped at ``--player-rev`` (default the old one) with the shipped race
-network (``nardtools.analysis.evaluate.rollout``: the first two rolls
+main network shipped at ``--player-rev`` (default the old one) with the
+shipped race network (``nardtools.analysis.evaluate.rollout``: the first two rolls
 stratified over the 36 x 36 pairs, the later dice seeded; no truncation).
 The positions are seeded, so every set holds the same ones.  Kept as
 ``.npz`` (rows, rollout probabilities, equities and their standard errors,
@@ -155,8 +155,8 @@ def _errors(job: tuple[str | None, int, np.ndarray]) -> np.ndarray:
 def set_errors(path: Path, networks: dict[str, str | None], plies: list[int], jobs: int) -> None:
     with np.load(path) as data:
         rows, truth, stderr, how = data["rows"], data["equity"], data["stderr"], json.loads(str(data["how"]))
-    print(f"\nThe rollout set {path.name}: {how['positions']} positions, {how['games_per_position']} games each by {how['player']}, "
-          f"{how['truncation']}; {how['variance_reduction']}; mean standard error {stderr.mean():.4f}")
+    print(f"\nThe rollout set {path.name}: {how['positions']} positions, {how['games_per_position']} games each by "
+          f"{how['player']}, {how['truncation']}; {how['variance_reduction']}; mean standard error {stderr.mean():.4f}")
     print("| network | ply | mean abs equity error | RMS error, noise removed | share > 0.1 | seconds |\n"
           "|---|---|---|---|---|---|")
     for name, weights in networks.items():
