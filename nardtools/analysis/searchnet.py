@@ -128,7 +128,7 @@ def search_targets(game: str, rows: np.ndarray, folder: Path, *, ply: int = 1, w
     """The probabilities of ``rows`` at ``ply`` by the evaluator of ``weights``,
     kept in parts under ``folder`` (parts already there are read, not computed)."""
     folder.mkdir(parents=True, exist_ok=True)
-    paths = [folder / f"part-{k // PART:05d}.npy" for k in range(0, len(rows), PART)]
+    paths = _part_paths(folder, len(rows))
     todo = [(game, weights, ply, rows[k * PART:(k + 1) * PART], str(path))
             for k, path in enumerate(paths) if not path.exists()]
     if progress:
@@ -148,6 +148,11 @@ def search_targets(game: str, rows: np.ndarray, folder: Path, *, ply: int = 1, w
     return _parts(folder, paths)
 
 
+def _part_paths(folder: Path, count: int) -> list[Path]:
+    """Where the targets of ``count`` positions are kept under ``folder``, part by part."""
+    return [folder / f"part-{k // PART:05d}.npy" for k in range(0, count, PART)]
+
+
 def _parts(folder: Path, paths: list[Path]) -> np.ndarray:
     """The targets kept in ``paths`` (parts under ``folder``), one after another."""
     try:
@@ -160,9 +165,10 @@ def finished_run(folder: Path) -> tuple[np.ndarray, np.ndarray]:
     """The positions and targets of the search run in ``folder``, every part
     of its targets computed (another run's data to fit beside its own)."""
     rows, = arrays(folder / "positions.npz", "rows")
-    paths = sorted((folder / "targets").glob("part-*.npy"))
-    targets = _parts(folder / "targets", paths)
-    if len(paths) != -(-len(rows) // PART) or len(targets) != len(rows):
+    paths = _part_paths(folder / "targets", len(rows))
+    done = [path for path in paths if path.exists()]
+    targets = _parts(folder / "targets", done)
+    if len(done) < len(paths) or len(targets) != len(rows):
         raise AnalysisError(f"{folder}: targets for {len(targets):,} of its {len(rows):,} positions; finish that run "
                             f"first (nardtools train --resume {folder})")
     return rows, targets
