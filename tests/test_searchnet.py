@@ -160,3 +160,28 @@ def test_a_run_fits_earlier_runs_positions_beside_its_own(tmp_path, monkeypatch)
     refused = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "1", "--epochs", "1", "-q",
                                        "--with-run", str(earlier), "--output", str(tmp_path / "cli")])
     assert refused.exit_code != 0 and "finish that run first" in refused.output, refused.output
+
+
+def test_a_run_keeps_its_parent_and_earlier_runs_absolute(tmp_path, monkeypatch):
+    """``--parent`` and ``--with-run`` typed relative are kept as absolute
+    paths, so that the run resumes from any directory."""
+    import json
+
+    import nardtools.analysis.searchnet as searchnet
+    from nardtools.analysis.searchnet import train_search
+
+    monkeypatch.setattr(searchnet, "PART", 50)
+    root = tmp_path.resolve()
+    train_search("long", root / "earlier", games=1, epochs=1, seed=2)
+    Network.random("long", 12, seed=4).save(root / "parent.npz")
+    monkeypatch.chdir(root)
+    ran = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "1", "--epochs", "1", "-q",
+                                   "--parent", "parent.npz", "--with-run", "earlier", "--output", "later"])
+    assert ran.exit_code == 0, ran.output
+    with np.load(root / "later" / "positions.npz") as kept:
+        assert str(kept["weights"]) == str(root / "parent.npz")
+        assert json.loads(str(kept["fitting"]))["with_runs"] == [str(root / "earlier")]
+    monkeypatch.chdir(root / "earlier")
+    resumed = CliRunner().invoke(app, ["train", "--resume", str(root / "later"), "--epochs", "2", "-q"])
+    assert resumed.exit_code == 0, resumed.output
+    assert Network.load(root / "later" / "checkpoint.npz").meta["epochs"] == 2
