@@ -67,6 +67,34 @@ def test_targets_are_the_look_ahead_and_resume_part_by_part(tmp_path, monkeypatc
     assert np.array_equal(again, targets) and done == [40, 20]  # two parts read, one computed
 
 
+def test_rollout_targets_are_games_played_out_and_resume_part_by_part(tmp_path, monkeypatch):
+    """A rollout target is the mean result of games played out: a position
+    won with the next play whatever the roll is exactly its outcome (its 1-ply
+    value); on self-play positions the targets agree with :func:`rollout`'s
+    own estimates within their noise (seen from the side on roll, not the
+    other); a part deleted is made again the same."""
+    import nardtools.analysis.searchnet as searchnet
+    from nardtools.analysis.evaluate import boards_of, rollout
+    from nardtools.analysis.searchnet import rollout_targets
+    from nardtools.position import GameKind, Position
+
+    monkeypatch.setattr(searchnet, "ROLLOUT_PART", 4)
+    monkeypatch.setattr(searchnet, "ROLLOUT_BATCH", 3)
+    won = boards_of([Position.from_points("long", {1: 2}, {1: 5, 2: 5, 3: 5})])
+    rows = np.concatenate([won, collect("long", 1, seed=4)[10:90:10]])
+    folder = tmp_path / "rollouts"
+    targets = rollout_targets("long", rows, folder, games=108, seed=3)
+    exact = Evaluator(find_ruleset("long").rules).values(won, 1)[0]
+    assert targets.shape == (9, 7) and len(list(folder.glob("part-*.npy"))) == 3
+    assert targets[0][0] == 1.0 and np.allclose(targets[0], exact, atol=1e-6)
+    by_rollout = [rollout(Position._trusted(GameKind.LONG, tuple(map(int, r[:26])), tuple(map(int, r[26:])), 0),
+                          "long", games=324, seed=5).evaluation.probabilities["win"] for r in rows[1:]]
+    assert np.abs(targets[1:, 0] - by_rollout).mean() < 0.1  # noise about 0.045; a flipped side some 0.3
+    (folder / "part-00001.npy").unlink()
+    again = rollout_targets("long", rows, folder, games=108, seed=3)
+    assert np.array_equal(again, targets)
+
+
 def parent_inputs() -> int:
     """The shipped backgammon network's inputs (a search run keeps its parent's)."""
     return load_networks("backgammon").main.inputs
@@ -185,3 +213,55 @@ def test_a_run_keeps_its_parent_and_earlier_runs_absolute(tmp_path, monkeypatch)
     resumed = CliRunner().invoke(app, ["train", "--resume", str(root / "later"), "--epochs", "2", "-q"])
     assert resumed.exit_code == 0, resumed.output
     assert Network.load(root / "later" / "checkpoint.npz").meta["epochs"] == 2
+
+
+def test_a_run_fits_rollouts_in_place_of_the_look_ahead(tmp_path, monkeypatch):
+    """``--rollouts K``: K of the positions, drawn by the seed, learn their
+    rollouts; the others keep the look-ahead; the run records it, resumes
+    with it, and a run fitted beside it (``--with-run``) reads the same."""
+    import nardtools.analysis.searchnet as searchnet
+    from nardtools.analysis.searchnet import finished_run, rollout_positions, rollout_targets, train_search
+
+    monkeypatch.setattr(searchnet, "PART", 50)
+    monkeypatch.setattr(searchnet, "ROLLOUT_PART", 5)
+    folder = tmp_path / "run"
+    net = train_search("long", folder, games=1, epochs=1, seed=2, rollouts=12, rollout_games=4)
+    rows, targets = finished_run(folder)
+    chosen = rollout_positions(len(rows), 12, 2)
+    look = search_targets("long", rows, folder / "targets", ply=1)
+    rolled = rollout_targets("long", rows[chosen], folder / "rollouts", games=4, seed=2)
+    others = np.setdiff1d(np.arange(len(rows)), chosen)
+    assert len(chosen) == 12 and len(list((folder / "rollouts").glob("part-*.npy"))) == 3
+    assert np.array_equal(targets[chosen], rolled) and np.array_equal(targets[others], look[others])
+    assert np.abs(rolled[:, 0] - look[chosen, 0]).max() > 0.1  # outcomes, not the look-ahead
+    assert net.meta["rollouts"] == 12 and net.meta["rollout_games"] == 4
+    assert "12 of them on its rollouts instead, 4 games each" in net.meta["method"]
+    assert train_search("long", folder, games=1, epochs=2, resume=True).meta["rollouts"] == 12
+    ran = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "1", "--epochs", "1", "-q",
+                                   "--rollouts", "3", "--rollout-games", "2", "--output", str(tmp_path / "cli")])
+    assert ran.exit_code == 0, ran.output
+    assert Network.load(tmp_path / "cli" / "checkpoint.npz").meta["rollouts"] == 3
+
+
+def test_a_run_learns_another_players_positions(tmp_path, monkeypatch):
+    """``--collect-with``: the positions are that network's self-play, the
+    targets the parent's; with ``--search-ply 0`` and ``--rollouts`` for
+    every position, the targets are all rollouts. The run records the player
+    and refuses to resume another collection in the same folder."""
+    import nardtools.analysis.searchnet as searchnet
+    from nardtools.analysis.searchnet import finished_run, rollout_targets, train_search
+
+    monkeypatch.setattr(searchnet, "ROLLOUT_PART", 40)
+    player = tmp_path / "player.npz"
+    Network.random("long", 12, seed=4).save(player)
+    folder = tmp_path / "run"
+    net = train_search("long", folder, games=1, epochs=1, ply=0, seed=2, explore=0.0, alternatives=0,
+                       rollouts=10_000, rollout_games=2, collector=str(player))
+    rows, targets = finished_run(folder)
+    assert np.array_equal(rows, collect("long", 1, seed=2, weights=str(player), explore=0.0, alternatives=0))
+    assert not np.array_equal(rows[:20], collect("long", 1, seed=2, explore=0.0, alternatives=0)[:20])
+    assert np.array_equal(targets, rollout_targets("long", rows, folder / "rollouts", games=2, seed=2))
+    assert net.meta["rollouts"] == len(rows) and net.meta["collected_by"] == Network.load(player).name
+    assert "0-ply probabilities" in net.meta["method"] and "self-play positions" in net.meta["method"]
+    with pytest.raises(AnalysisError, match="another collection"):
+        train_search("long", folder, games=1, epochs=1, ply=0, seed=2, explore=0.0, alternatives=0)

@@ -494,6 +494,29 @@ class Rollout:
 ROLLOUT_BATCH = 144
 
 
+def play_out(ev: Evaluator, boards: np.ndarray, dice_of: Callable[[int], np.ndarray], *,
+             truncate: int = 0) -> np.ndarray:
+    """The games from ``boards`` (rows, each seen by its side on roll) played
+    in lock step by ``ev`` at 0-ply on both sides
+    (:func:`.selfplay.drive_many`: ``dice_of(plays)`` is a row of two dice for
+    every game): each game's result as the side on roll at its start sees it,
+    exact where the game ended, the network's probabilities where ``truncate``
+    > 0 plays stopped it."""
+    from .selfplay import best_per_roll, drive_many
+
+    last = np.zeros((len(boards), len(CLASSES[ev.game])))
+
+    def choose(rows: np.ndarray, counts: np.ndarray, _turn: int, games: np.ndarray) -> np.ndarray:
+        p, _, _ = ev.probabilities(rows)
+        best = best_per_roll(equity(p, ev.game, ev.rules), counts)
+        last[games] = p[best]  # as the side that rolls next sees it
+        return best
+
+    done = drive_many(ev.rules, boards, dice_of, choose, stop_after=truncate)
+    # the last play's mover is the starting side after an odd number of plays
+    return np.where((done.plays % 2 == 0)[:, None], last, flip(last, ev.game))
+
+
 def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, truncate: int = 0, seed: int = 1,
             evaluator: str = "nardtools", weights: str | None = None,
             progress: Callable[[], None] | None = None) -> Rollout:
@@ -510,7 +533,6 @@ def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, t
     rollout).  The standard error is that of the mean equity over the games.
     """
     from ..rules import rules_for
-    from .selfplay import best_per_roll, drive_many
 
     if not 1 <= games <= 1_000_000:
         raise AnalysisError(f"a rollout of {games} games: 1 to 1,000,000")
@@ -526,7 +548,6 @@ def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, t
     results = np.zeros((games, len(CLASSES[ev.game])))
     for first in range(0, games, ROLLOUT_BATCH):
         batch = np.arange(first, min(first + ROLLOUT_BATCH, games))
-        last = np.zeros((len(batch), len(CLASSES[ev.game])))
 
         def dice_of(plays: int, batch: np.ndarray = batch) -> np.ndarray:
             if plays < 2:  # stratified
@@ -534,17 +555,7 @@ def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, t
                 return np.stack([k // 6 + 1, k % 6 + 1], axis=1)
             return rng.integers(1, 7, (len(batch), 2))
 
-        def choose(rows: np.ndarray, counts: np.ndarray, _turn: int, games: np.ndarray,
-                   last: np.ndarray = last) -> np.ndarray:
-            p, _, _ = ev.probabilities(rows)
-            best = best_per_roll(equity(p, ev.game, options), counts)
-            last[games] = p[best]
-            return best
-
-        done = drive_many(options, np.repeat(start[None, :], len(batch), axis=0), dice_of, choose,
-                          stop_after=truncate)
-        # each game's last result as the side then on roll saw it (exact when the game is over)
-        results[batch] = np.where((done.plays % 2 == 0)[:, None], last, flip(last, ev.game))
+        results[batch] = play_out(ev, np.repeat(start[None, :], len(batch), axis=0), dice_of, truncate=truncate)
         if progress is not None:
             for _ in batch:
                 progress()

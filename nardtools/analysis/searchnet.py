@@ -5,17 +5,23 @@ networks were (after TD self-play).
 A generation starts from the evaluator of the one before (``weights``: the
 shipped networks, or a checkpoint; always with the shipped race network):
 
-1. **Positions** (:func:`collect`): self-play games of that evaluator at
-   0-ply, where a side plays a random result instead of its best with
-   probability ``explore`` (so that the set is not only the network's own
-   line), keeping every position rolled from and ``alternatives`` other
+1. **Positions** (:func:`collect`): self-play games of that evaluator (or
+   of another network, ``collector``: another player's positions) at 0-ply,
+   where a side plays a random result instead of its best with probability
+   ``explore`` (so that the set is not only the network's own line), keeping every position rolled from and ``alternatives`` other
    results of each roll (the positions a play's ranking compares).  Only the
    positions the main network answers for: no finished game, no race the race
    network takes.
 2. **Targets** (:func:`search_targets`): each position's probabilities at
-   ``ply`` (1 by default) by that evaluator, computed in parts of
+   ``ply`` (1 by default; 0, its own, for a run all of whose targets are
+   rollouts) by that evaluator, computed in parts of
    :data:`PART` positions (``targets/part-NNNNN.npy``, in ``jobs``
    processes), so that an interrupted run resumes at the first missing part.
+   With ``rollouts``, that many of the positions (drawn by the seed) take
+   instead the mean result of games played out from them to the end by that
+   evaluator at 0-ply (:func:`rollout_targets`, ``rollouts/part-NNNNN.npy``):
+   the games' outcomes, where the look-ahead has only the network's own
+   judgement at its leaves.
 3. **Fit** (:class:`.supervised.Fit`): a network of ``hidden`` units fitted
    to them, and to the positions and targets of any earlier runs named
    (``with_runs``: more positions, each with its own run's targets).
@@ -51,6 +57,8 @@ if TYPE_CHECKING:
 
 #: Positions per part of the targets (one process's unit of work, one resumable file).
 PART = 5000
+#: Positions per part of the rollout targets, and positions whose games are played in lock step.
+ROLLOUT_PART, ROLLOUT_BATCH = 500, 20
 
 
 def _networks(game: str, weights: str | None) -> Networks:
@@ -118,6 +126,33 @@ def _part(job: tuple[str, str | None, int, np.ndarray, str]) -> None:
     game, weights, ply, rows, path = job
     evaluator = Evaluator(find_ruleset(TRAINING_RULESETS[game]).rules, weights=weights)
     values = np.concatenate([evaluator.values(rows[k:k + 500], ply) for k in range(0, len(rows), 500)])
+    _save_part(path, values)
+
+
+def _rollout_part(job: tuple[str, str | None, int, int, int, np.ndarray, str]) -> None:
+    """One part of the rollout targets, written atomically (:func:`rollout_targets`)."""
+    from ..rules import find_ruleset
+    from .evaluate import Evaluator, play_out
+    from .training import TRAINING_RULESETS
+
+    game, weights, games, seed, part, rows, path = job
+    evaluator = Evaluator(find_ruleset(TRAINING_RULESETS[game]).rules, weights=weights)
+    rng = np.random.default_rng((seed, part))
+    values = []
+    for k in range(0, len(rows), ROLLOUT_BATCH):  # a batch of positions' games in lock step
+        starts = np.repeat(rows[k:k + ROLLOUT_BATCH], games, axis=0)
+        first = np.arange(len(starts)) % games % 36
+
+        def dice_of(plays: int, first: np.ndarray = first) -> np.ndarray:
+            if plays == 0:
+                return np.stack([first // 6 + 1, first % 6 + 1], axis=1)
+            return rng.integers(1, 7, (len(first), 2))
+
+        values.append(play_out(evaluator, starts, dice_of).reshape(len(starts) // games, games, -1).mean(axis=1))
+    _save_part(path, np.concatenate(values))
+
+
+def _save_part(path: str, values: np.ndarray) -> None:
     buffer = io.BytesIO()
     np.save(buffer, values.astype(np.float32))
     write_atomically(path, buffer.getvalue())
@@ -127,30 +162,50 @@ def search_targets(game: str, rows: np.ndarray, folder: Path, *, ply: int = 1, w
                    jobs: int = 1, progress: Callable[[int], None] | None = None) -> np.ndarray:
     """The probabilities of ``rows`` at ``ply`` by the evaluator of ``weights``,
     kept in parts under ``folder`` (parts already there are read, not computed)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = _part_paths(folder, len(rows))
+    paths = _part_paths(folder, len(rows), PART)
     todo = [(game, weights, ply, rows[k * PART:(k + 1) * PART], str(path))
             for k, path in enumerate(paths) if not path.exists()]
+    return _computed(_part, todo, folder, paths, PART, jobs, progress)
+
+
+def rollout_targets(game: str, rows: np.ndarray, folder: Path, *, games: int = 36, weights: str | None = None,
+                    seed: int = 1, jobs: int = 1, progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """The probabilities of ``rows`` from ``games`` games each, played to the
+    end by the evaluator of ``weights`` at 0-ply on both sides
+    (:func:`.evaluate.play_out`): game ``i`` of a position starts with the
+    ``i mod 36``-th of the 36 rolls (stratified), the later dice come from
+    ``seed`` and the part.  Kept in parts of :data:`ROLLOUT_PART` positions
+    under ``folder``, as :func:`search_targets` keeps its own."""
+    paths = _part_paths(folder, len(rows), ROLLOUT_PART)
+    todo = [(game, weights, games, seed, k, rows[k * ROLLOUT_PART:(k + 1) * ROLLOUT_PART], str(path))
+            for k, path in enumerate(paths) if not path.exists()]
+    return _computed(_rollout_part, todo, folder, paths, ROLLOUT_PART, jobs, progress)
+
+
+def _computed(work: Callable[[Any], None], todo: list[Any], folder: Path, paths: list[Path], size: int, jobs: int,
+              progress: Callable[[int], None] | None) -> np.ndarray:
+    """The parts ``paths`` of some targets, the missing ones (``todo``) made by ``work`` in ``jobs`` processes."""
+    folder.mkdir(parents=True, exist_ok=True)
     if progress:
-        progress((len(paths) - len(todo)) * PART)
+        progress((len(paths) - len(todo)) * size)
     if jobs > 1 and len(todo) > 1:
         from multiprocessing import get_context
 
         with get_context("spawn").Pool(jobs) as pool:
-            for _ in pool.imap_unordered(_part, todo):
+            for _ in pool.imap_unordered(work, todo):
                 if progress:
-                    progress(PART)
+                    progress(size)
     else:
         for job in todo:
-            _part(job)
+            work(job)
             if progress:
-                progress(PART)
+                progress(size)
     return _parts(folder, paths)
 
 
-def _part_paths(folder: Path, count: int) -> list[Path]:
-    """Where the targets of ``count`` positions are kept under ``folder``, part by part."""
-    return [folder / f"part-{k // PART:05d}.npy" for k in range(0, count, PART)]
+def _part_paths(folder: Path, count: int, size: int) -> list[Path]:
+    """Where the targets of ``count`` positions are kept under ``folder``, ``size`` a part."""
+    return [folder / f"part-{k // size:05d}.npy" for k in range(0, count, size)]
 
 
 def _parts(folder: Path, paths: list[Path]) -> np.ndarray:
@@ -164,14 +219,24 @@ def _parts(folder: Path, paths: list[Path]) -> np.ndarray:
 def finished_run(folder: Path) -> tuple[np.ndarray, np.ndarray]:
     """The positions and targets of the search run in ``folder``, every part
     of its targets computed (another run's data to fit beside its own)."""
-    rows, = arrays(folder / "positions.npz", "rows")
-    paths = _part_paths(folder / "targets", len(rows))
-    done = [path for path in paths if path.exists()]
-    targets = _parts(folder / "targets", done)
-    if len(done) < len(paths) or len(targets) != len(rows):
-        raise AnalysisError(f"{folder}: targets for {len(targets):,} of its {len(rows):,} positions; finish that run "
+    rows, how, kept = arrays(folder / "positions.npz", "rows", "how", "fitting")
+    fitting = json.loads(str(kept))
+    chosen = rollout_positions(len(rows), int(fitting.get("rollouts", 0)), int(how[1]))
+    paths = _part_paths(folder / "targets", len(rows), PART)
+    rolled = _part_paths(folder / "rollouts", len(chosen), ROLLOUT_PART)
+    if not all(path.exists() for path in [*paths, *rolled]):
+        raise AnalysisError(f"{folder}: not every part of its targets is computed; finish that run "
                             f"first (nardtools train --resume {folder})")
+    targets = _parts(folder / "targets", paths)
+    if len(chosen):
+        targets[chosen] = _parts(folder / "rollouts", rolled)
     return rows, targets
+
+
+def rollout_positions(count: int, chosen: int, seed: int) -> np.ndarray:
+    """Which of a run's ``count`` positions take rollout targets instead of the
+    look-ahead: ``chosen`` of them, drawn by the run's ``seed``, in order."""
+    return np.sort(np.random.default_rng((seed, 36)).choice(count, min(chosen, count), replace=False))
 
 
 def widen(net: Network, hidden: int, seed: int, encoding: str | None = None) -> Network:
@@ -197,38 +262,53 @@ def widen(net: Network, hidden: int, seed: int, encoding: str | None = None) -> 
     return Network(net.game, w1, b1, w2, net.b2.copy(), {**meta, "hidden": hidden, "parent": net.name})
 
 
+def _collector(data: Path) -> str | None:
+    """The network whose self-play gave a run's positions, when not its parent (``None``)."""
+    with np.load(data) as saved:
+        return str(saved["collector"]) if "collector" in saved.files else None
+
+
 def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int = 1, seed: int = 1,
                  hidden: int | None = None, weights: str | None = None, explore: float = 0.1, alternatives: int = 2,
                  rate: float = 1e-3, halving: int | None = None, widen_from: bool = True, resume: bool = False,
-                 encoding: str | None = None, with_runs: list[Path] | None = None,
-                 commands: list[str] | None = None, jobs: int = 1,
+                 encoding: str | None = None, with_runs: list[Path] | None = None, rollouts: int = 0,
+                 rollout_games: int = 36, collector: str | None = None, commands: list[str] | None = None,
+                 jobs: int = 1,
                  progress: Callable[[str, int, int], None] | None = None,
                  report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
     """Collect (once), compute the targets (resumably) and fit, until ``epochs``
     epochs in all (``hidden``: the parent's width unless given; ``encoding``:
     the inputs, the parent's unless given);
     ``with_runs``: the folders of earlier runs whose positions and targets are
-    fitted too); ``progress(stage, done, total)`` as it goes, ``report(epoch,
-    loss, held_out)`` after each epoch.  A resumed run keeps the settings it was
+    fitted too; ``rollouts``: that many positions, drawn by the seed, learn
+    instead of the look-ahead the mean of ``rollout_games`` games played out
+    from them by the evaluator at 0-ply, :func:`rollout_targets`;
+    ``collector``: the network whose self-play gives the positions, when not
+    the evaluator's own: another player's positions to learn);
+    ``progress(stage, done, total)`` as it goes, ``report(epoch, loss,
+    held_out)`` after each epoch.  A resumed run keeps the settings it was
     started with (kept beside its positions), whether it stopped while
     computing the targets or while fitting."""
     data = folder / "positions.npz"
     how = np.array([games, seed, round(explore * 1000), alternatives, ply])
     fitting: dict[str, Any] = {"hidden": hidden, "rate": rate, "halving": halving, "widen": widen_from,
                                "encoding": encoding, "with_runs": [str(f) for f in with_runs or []]}
+    if rollouts:
+        fitting.update(rollouts=rollouts, rollout_games=rollout_games)
     if resume:
         net = Network.load(folder / "checkpoint.npz") if (folder / "checkpoint.npz").exists() else None
         rows, how, source, kept = arrays(data, "rows", "how", "weights", "fitting")
-        weights = str(source) or None
+        weights, collector = str(source) or None, _collector(data)
         fitting = json.loads(str(kept))
         games, seed, explore, alternatives = int(how[0]), int(how[1]), how[2] / 1000, int(how[3])
     else:
         folder.mkdir(parents=True, exist_ok=True)
         if data.exists():
             rows, before, source, kept = arrays(data, "rows", "how", "weights", "fitting")
-            if not np.array_equal(before, how) or str(source) != (weights or ""):
+            if not np.array_equal(before, how) or str(source) != (weights or "") or _collector(data) != collector:
                 raise AnalysisError(f"{data}: positions of another collection (games, seed, explore, alternatives, "
-                                    f"ply {before.tolist()}, weights {str(source) or 'shipped'}); choose another folder")
+                                    f"ply {before.tolist()}, weights {str(source) or 'shipped'}, collected by "
+                                    f"{_collector(data) or 'them'}); choose another folder")
             if json.loads(str(kept)) != fitting:  # the same positions fitted another way: resumes as this one
                 with np.load(data) as saved:
                     arrays_kept = {name: saved[name] for name in saved.files}
@@ -243,11 +323,14 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                 if progress:
                     progress("collecting", played[0], games)
 
-            rows = collect(game, games, seed=seed, weights=weights, explore=explore, alternatives=alternatives,
-                           progress=game_over)
+            rows = collect(game, games, seed=seed, weights=collector or weights, explore=explore,
+                           alternatives=alternatives, progress=game_over)
+            kept_arrays: dict[str, Any] = {"rows": rows, "how": how, "weights": np.array(weights or ""),
+                                           "fitting": np.array(json.dumps(fitting)),
+                                           "seconds": np.array(time.perf_counter() - began),
+                                           **({"collector": np.array(collector)} if collector else {})}
             buffer = io.BytesIO()
-            np.savez_compressed(buffer, rows=rows, how=how, weights=np.array(weights or ""),
-                                fitting=np.array(json.dumps(fitting)), seconds=np.array(time.perf_counter() - began))
+            np.savez_compressed(buffer, **kept_arrays)
             write_atomically(data, buffer.getvalue())
         net = None
     ply = int(how[4])
@@ -259,6 +342,17 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
             progress("targets", min(done[0], len(rows)), len(rows))
 
     targets = search_targets(game, rows, folder / "targets", ply=ply, weights=weights, jobs=jobs, progress=step)
+    chosen = rollout_positions(len(rows), int(fitting.get("rollouts", 0)), seed)
+    if len(chosen):
+        played = [0]
+
+        def rolled(n: int) -> None:
+            played[0] += n
+            if progress:
+                progress("rollouts", min(played[0], len(chosen)), len(chosen))
+
+        targets[chosen] = rollout_targets(game, rows[chosen], folder / "rollouts", games=int(fitting["rollout_games"]),
+                                          weights=weights, seed=seed, jobs=jobs, progress=rolled)
     own, others = len(rows), fitting.get("with_runs") or []
     for other in others:
         more_rows, more_targets = finished_run(Path(other))
@@ -275,11 +369,18 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
         start.meta.update(kind="main", games=int(parent.meta.get("games", 0)), search_games=games, ply=ply,
                           explore=explore, alternatives=alternatives, generation=int(parent.meta.get("generation", 0)) + 1,
                           **({"with_runs": others} if others else {}),
+                          **({"rollouts": len(chosen), "rollout_games": int(fitting["rollout_games"])}
+                             if len(chosen) else {}),
+                          **({"collected_by": _networks(game, collector).main.name} if collector else {}),
                           lineage=[*parent.meta.get("lineage", []), parent.name],
                           parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])])
         fit = Fit(start, rows, targets, seed=seed, rate=float(fitting["rate"]), halving=int(fitting["halving"] or HALVING))
         commands = list(commands or [])
-    method = f"supervised on its parent evaluator's {ply}-ply probabilities of {own:,} self-play positions"
+    player = f"{_networks(game, collector).main.name}'s self-play" if collector else "self-play"
+    method = f"supervised on its parent evaluator's {ply}-ply probabilities of {own:,} {player} positions"
+    if len(chosen):
+        method += (f" ({len(chosen):,} of them on its rollouts instead, {fitting['rollout_games']} games each "
+                   "to the end at 0-ply)")
     if others:
         method += f", and on {len(rows) - own:,} of {len(others)} earlier run(s) with their own targets"
     return fit.run(folder, epochs, commands, f"{method} (Adam, cross-entropy)", report=report)

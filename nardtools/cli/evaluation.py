@@ -73,8 +73,9 @@ def train_command(
         "Train the game's pruning network instead: supervised on the --parent evaluator's probabilities of "
         "every result of self-play positions' rolls; it screens a roll's plays inside the look-ahead "
         "(--hidden default 64)."))] = False,
-    search_ply: Annotated[int, typer.Option("--search-ply", min=1, max=2, help=(
-        "With --search: the look-ahead whose probabilities are the targets."))] = 1,
+    search_ply: Annotated[int, typer.Option("--search-ply", min=0, max=2, help=(
+        "With --search: the look-ahead whose probabilities are the targets (0: the parent's own, for a run "
+        "whose targets are all --rollouts)."))] = 1,
     parent: Annotated[Path | None, typer.Option("--parent", help=(
         "With --search: the main network whose look-ahead is learned; with --prune: the one it screens for "
         "(default the shipped one)."))] = None,
@@ -90,6 +91,14 @@ def train_command(
     with_run: Annotated[list[Path] | None, typer.Option("--with-run", help=(
         "With --search: also fit the positions and targets of this finished search run (its own parent's "
         "look-ahead); repeat for several."))] = None,
+    rollouts: Annotated[int, typer.Option("--rollouts", min=0, max=10_000_000, help=(
+        "With --search: this many of the positions (drawn by the seed) learn instead the mean result of "
+        "--rollout-games games played out from them to the end by the parent at 0-ply."))] = 0,
+    rollout_games: Annotated[int, typer.Option("--rollout-games", min=1, max=1296, help=(
+        "With --rollouts: games a position, the first roll stratified over the 36."))] = 36,
+    collect_with: Annotated[Path | None, typer.Option("--collect-with", help=(
+        "With --search: the main network whose self-play gives the positions (default the parent): "
+        "another player's positions, valued by the parent."))] = None,
     epochs: Annotated[int, typer.Option("--epochs", min=1, max=10_000,
                                         help="With --race, --search or --prune: fit until this many epochs in all.")] = 30,
     race_db: Annotated[int, typer.Option("--race-db", min=2, max=12, help=(
@@ -155,8 +164,8 @@ def train_command(
         return
     if search:
         _train_search(game.value, folder, resume is not None, games, epochs, search_ply, seed, hidden, parent,
-                      explore, alternatives, widen, inputs.value if inputs else None, halving, with_run or [], jobs,
-                      command_line, quiet)
+                      explore, alternatives, widen, inputs.value if inputs else None, halving, with_run or [],
+                      rollouts, rollout_games, collect_with, jobs, command_line, quiet)
         return
     games = 100_000 if games is None else games
     if resume is not None:
@@ -196,8 +205,8 @@ def _train_race(game: str, folder: Path, resume: bool, games: int | None, epochs
 
 def _train_search(game: str, folder: Path, resume: bool, games: int | None, epochs: int, ply: int, seed: int,
                   hidden: int | None, parent: Path | None, explore: float, alternatives: int, widen: bool,
-                  encoding: str | None, halving: int | None, with_runs: list[Path], jobs: int, command_line: str,
-                  quiet: bool) -> None:
+                  encoding: str | None, halving: int | None, with_runs: list[Path], rollouts: int,
+                  rollout_games: int, collector: Path | None, jobs: int, command_line: str, quiet: bool) -> None:
     from ..analysis.searchnet import train_search
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -207,7 +216,8 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
     net = train_search(game, folder, games=5000 if games is None else games, epochs=epochs, ply=ply, seed=seed,
                        hidden=hidden, weights=_run_path(parent), explore=explore, alternatives=alternatives,
                        halving=halving, widen_from=widen, resume=resume, encoding=encoding,
-                       with_runs=[run.resolve() for run in with_runs],
+                       with_runs=[run.resolve() for run in with_runs], rollouts=rollouts, rollout_games=rollout_games,
+                       collector=_run_path(collector),
                        commands=[command_line], jobs=jobs, progress=progress, report=_epoch_report(quiet))
     _fitted("main", net, folder)
 
