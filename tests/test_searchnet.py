@@ -236,6 +236,7 @@ def test_a_run_fits_rollouts_in_place_of_the_look_ahead(tmp_path, monkeypatch):
     assert np.abs(rolled[:, 0] - look[chosen, 0]).max() > 0.1  # outcomes, not the look-ahead
     assert net.meta["rollouts"] == 12 and net.meta["rollout_games"] == 4
     assert "12 of them on its rollouts instead, 4 games each" in net.meta["method"]
+    assert net.name.endswith("positions at 1-ply, 12 on rollouts)")
     assert train_search("long", folder, games=1, epochs=2, resume=True).meta["rollouts"] == 12
     ran = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "1", "--epochs", "1", "-q",
                                    "--rollouts", "3", "--rollout-games", "2", "--output", str(tmp_path / "cli")])
