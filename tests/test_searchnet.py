@@ -266,3 +266,9 @@ def test_a_run_learns_another_players_positions(tmp_path, monkeypatch):
     assert "0-ply probabilities" in net.meta["method"] and "self-play positions" in net.meta["method"]
     with pytest.raises(AnalysisError, match="another collection"):
         train_search("long", folder, games=1, epochs=1, ply=0, seed=2, explore=0.0, alternatives=0)
+    for given, said in ((["--rollouts", "5"], "add --search"), (["--collect-with", str(player)], "add --search"),
+                        (["--search", "--search-ply", "0"], "give --rollouts")):
+        refused = CliRunner().invoke(app, ["train", "--game", "long", "--games", "1", *given,
+                                           "--output", str(tmp_path / "refused")])
+        assert refused.exit_code != 0 and said in refused.output, refused.output
+    assert not (tmp_path / "refused").exists()

@@ -150,6 +150,11 @@ def train_command(
     prune = prune or (resume is not None and (resume / "targets.npy").is_file())  # a pruning run resumes as one
     if sum((race, search, prune)) > 1:
         raise fail("--race, --search and --prune train different networks: choose one")
+    if not search and (rollouts or collect_with or with_run):
+        raise fail("--rollouts, --collect-with and --with-run shape a --search run's positions and targets: "
+                   "add --search")
+    if search and resume is None and search_ply == 0 and not rollouts:
+        raise fail("--search-ply 0 learns the parent's own probabilities: give --rollouts for the targets")
     kind = "-race" if race else "-search" if search else "-prune" if prune else ""
     folder = resume or output or Path(f"train-{game.value}{kind}")
     if resume is None and (folder / "checkpoint.npz").exists():
