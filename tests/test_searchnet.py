@@ -79,7 +79,7 @@ def test_rollout_targets_are_games_played_out_and_resume_part_by_part(tmp_path, 
     from nardtools.position import GameKind, Position
 
     monkeypatch.setattr(searchnet, "ROLLOUT_PART", 4)
-    monkeypatch.setattr(searchnet, "ROLLOUT_BATCH", 3)
+    monkeypatch.setattr(searchnet, "ROLLOUT_LOCKSTEP", 3)
     won = boards_of([Position.from_points("long", {1: 2}, {1: 5, 2: 5, 3: 5})])
     rows = np.concatenate([won, collect("long", 1, seed=4)[10:90:10]])
     folder = tmp_path / "rollouts"

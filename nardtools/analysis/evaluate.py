@@ -494,6 +494,16 @@ class Rollout:
 ROLLOUT_BATCH = 144
 
 
+def roll_pairs(k: np.ndarray) -> np.ndarray:
+    """The ``k``-th (0 to 35) of the 36 ordered rolls, as rows of two dice
+    (the stratified rolls of a rollout).
+
+    >>> roll_pairs(np.array([0, 7, 35])).tolist()
+    [[1, 1], [2, 2], [6, 6]]
+    """
+    return np.stack([k // 6 + 1, k % 6 + 1], axis=1)
+
+
 def play_out(ev: Evaluator, boards: np.ndarray, dice_of: Callable[[int], np.ndarray], *,
              truncate: int = 0) -> np.ndarray:
     """The games from ``boards`` (rows, each seen by its side on roll) played
@@ -551,8 +561,7 @@ def rollout(position: Position, rules: RulesLike = None, games: int = 1296, *, t
 
         def dice_of(plays: int, batch: np.ndarray = batch) -> np.ndarray:
             if plays < 2:  # stratified
-                k = (batch // 36 ** plays) % 36
-                return np.stack([k // 6 + 1, k % 6 + 1], axis=1)
+                return roll_pairs((batch // 36 ** plays) % 36)
             return rng.integers(1, 7, (len(batch), 2))
 
         results[batch] = play_out(ev, np.repeat(start[None, :], len(batch), axis=0), dice_of, truncate=truncate)

@@ -43,7 +43,7 @@ import numpy as np
 from .._io import write_atomically
 from ..errors import AnalysisError
 from .nets import Network, finished
-from .supervised import HALVING, Fit, arrays
+from .supervised import HALVING, Fit, arrays, kept_path
 
 #: Rolls whose every result is kept, of each position sampled.
 ROLLS_KEPT = 4
@@ -86,8 +86,8 @@ def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: 
     from .training import TRAINING_RULESETS
 
     data, target_file = folder / "positions.npz", folder / "targets.npy"
-    settings: dict[str, Any] = {"games": games, "positions": positions, "seed": seed, "weights": weights or "",
-                                "hidden": hidden, "rate": rate, "halving": halving or HALVING}
+    settings: dict[str, Any] = {"games": games, "positions": positions, "seed": seed,
+                                "weights": kept_path(weights) or "", "hidden": hidden, "rate": rate, "halving": halving or HALVING}
     if resume:
         (kept,) = arrays(data, "settings")
         settings = json.loads(str(kept))

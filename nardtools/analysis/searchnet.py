@@ -8,10 +8,11 @@ shipped networks, or a checkpoint; always with the shipped race network):
 1. **Positions** (:func:`collect`): self-play games of that evaluator (or
    of another network, ``collector``: another player's positions) at 0-ply,
    where a side plays a random result instead of its best with probability
-   ``explore`` (so that the set is not only the network's own line), keeping every position rolled from and ``alternatives`` other
-   results of each roll (the positions a play's ranking compares).  Only the
-   positions the main network answers for: no finished game, no race the race
-   network takes.
+   ``explore`` (so that the set is not only the network's own line),
+   keeping every position rolled from and ``alternatives`` other results of
+   each roll (the positions a play's ranking compares).  Only the positions
+   the main network answers for: no finished game, no race the race network
+   takes.
 2. **Targets** (:func:`search_targets`): each position's probabilities at
    ``ply`` (1 by default; 0, its own, for a run all of whose targets are
    rollouts) by that evaluator, computed in parts of
@@ -50,7 +51,7 @@ import numpy as np
 from .._io import write_atomically
 from ..errors import AnalysisError
 from .nets import ENCODINGS, Network, Networks, finished
-from .supervised import HALVING, Fit, arrays
+from .supervised import HALVING, Fit, arrays, kept_path
 
 if TYPE_CHECKING:
     from .selfplay import NetPlayer
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
 #: Positions per part of the targets (one process's unit of work, one resumable file).
 PART = 5000
 #: Positions per part of the rollout targets, and positions whose games are played in lock step.
-ROLLOUT_PART, ROLLOUT_BATCH = 500, 20
+ROLLOUT_PART, ROLLOUT_LOCKSTEP = 500, 20
 
 
 def _networks(game: str, weights: str | None) -> Networks:
@@ -132,21 +133,19 @@ def _part(job: tuple[str, str | None, int, np.ndarray, str]) -> None:
 def _rollout_part(job: tuple[str, str | None, int, int, int, np.ndarray, str]) -> None:
     """One part of the rollout targets, written atomically (:func:`rollout_targets`)."""
     from ..rules import find_ruleset
-    from .evaluate import Evaluator, play_out
+    from .evaluate import Evaluator, play_out, roll_pairs
     from .training import TRAINING_RULESETS
 
     game, weights, games, seed, part, rows, path = job
     evaluator = Evaluator(find_ruleset(TRAINING_RULESETS[game]).rules, weights=weights)
     rng = np.random.default_rng((seed, part))
     values = []
-    for k in range(0, len(rows), ROLLOUT_BATCH):  # a batch of positions' games in lock step
-        starts = np.repeat(rows[k:k + ROLLOUT_BATCH], games, axis=0)
+    for k in range(0, len(rows), ROLLOUT_LOCKSTEP):
+        starts = np.repeat(rows[k:k + ROLLOUT_LOCKSTEP], games, axis=0)
         first = np.arange(len(starts)) % games % 36
 
         def dice_of(plays: int, first: np.ndarray = first) -> np.ndarray:
-            if plays == 0:
-                return np.stack([first // 6 + 1, first % 6 + 1], axis=1)
-            return rng.integers(1, 7, (len(first), 2))
+            return roll_pairs(first) if plays == 0 else rng.integers(1, 7, (len(first), 2))
 
         values.append(play_out(evaluator, starts, dice_of).reshape(len(starts) // games, games, -1).mean(axis=1))
     _save_part(path, np.concatenate(values))
@@ -290,9 +289,10 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
     started with (kept beside its positions), whether it stopped while
     computing the targets or while fitting."""
     data = folder / "positions.npz"
+    weights, collector = kept_path(weights), kept_path(collector)
     how = np.array([games, seed, round(explore * 1000), alternatives, ply])
     fitting: dict[str, Any] = {"hidden": hidden, "rate": rate, "halving": halving, "widen": widen_from,
-                               "encoding": encoding, "with_runs": [str(f) for f in with_runs or []]}
+                               "encoding": encoding, "with_runs": [kept_path(f) for f in with_runs or []]}
     if rollouts:
         fitting.update(rollouts=rollouts, rollout_games=rollout_games)
     if resume:
@@ -305,10 +305,11 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
         folder.mkdir(parents=True, exist_ok=True)
         if data.exists():
             rows, before, source, kept = arrays(data, "rows", "how", "weights", "fitting")
-            if not np.array_equal(before, how) or str(source) != (weights or "") or _collector(data) != collector:
+            stored = _collector(data)
+            if not np.array_equal(before, how) or str(source) != (weights or "") or stored != collector:
                 raise AnalysisError(f"{data}: positions of another collection (games, seed, explore, alternatives, "
                                     f"ply {before.tolist()}, weights {str(source) or 'shipped'}, collected by "
-                                    f"{_collector(data) or 'them'}); choose another folder")
+                                    f"{stored or 'them'}); choose another folder")
             if json.loads(str(kept)) != fitting:  # the same positions fitted another way: resumes as this one
                 with np.load(data) as saved:
                     arrays_kept = {name: saved[name] for name in saved.files}
@@ -354,6 +355,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
         targets[chosen] = rollout_targets(game, rows[chosen], folder / "rollouts", games=int(fitting["rollout_games"]),
                                           weights=weights, seed=seed, jobs=jobs, progress=rolled)
     own, others = len(rows), fitting.get("with_runs") or []
+    player = _networks(game, collector).main.name if collector else None
     for other in others:
         more_rows, more_targets = finished_run(Path(other))
         rows, targets = np.concatenate([rows, more_rows]), np.concatenate([targets, more_targets])
@@ -371,13 +373,13 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                           **({"with_runs": others} if others else {}),
                           **({"rollouts": len(chosen), "rollout_games": int(fitting["rollout_games"])}
                              if len(chosen) else {}),
-                          **({"collected_by": _networks(game, collector).main.name} if collector else {}),
+                          **({"collected_by": player} if player else {}),
                           lineage=[*parent.meta.get("lineage", []), parent.name],
                           parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])])
         fit = Fit(start, rows, targets, seed=seed, rate=float(fitting["rate"]), halving=int(fitting["halving"] or HALVING))
         commands = list(commands or [])
-    player = f"{_networks(game, collector).main.name}'s self-play" if collector else "self-play"
-    method = f"supervised on its parent evaluator's {ply}-ply probabilities of {own:,} {player} positions"
+    played_by = f"{player}'s self-play" if player else "self-play"
+    method = f"supervised on its parent evaluator's {ply}-ply probabilities of {own:,} {played_by} positions"
     if len(chosen):
         method += (f" ({len(chosen):,} of them on its rollouts instead, {fitting['rollout_games']} games each "
                    "to the end at 0-ply)")

@@ -123,6 +123,12 @@ def cross_entropy(p: np.ndarray, target: np.ndarray) -> float:
     return float(-(target * np.log(q) + (1 - target) * np.log(1 - q)).mean())
 
 
+def kept_path(path: str | Path | None) -> str | None:
+    """A path a training run keeps (its parent's weights, an earlier run):
+    absolute, so that the run resumes from any directory."""
+    return str(Path(path).resolve()) if path else None
+
+
 def arrays(path: Path, *names: str) -> list[np.ndarray]:
     """Arrays of a run's ``.npz``; a missing or damaged file is an
     :class:`AnalysisError` naming it."""

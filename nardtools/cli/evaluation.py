@@ -219,10 +219,10 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
             typer.echo(f"{stage}: {done:,} of {total:,}", err=True)
 
     net = train_search(game, folder, games=5000 if games is None else games, epochs=epochs, ply=ply, seed=seed,
-                       hidden=hidden, weights=_run_path(parent), explore=explore, alternatives=alternatives,
+                       hidden=hidden, weights=_path(parent), explore=explore, alternatives=alternatives,
                        halving=halving, widen_from=widen, resume=resume, encoding=encoding,
-                       with_runs=[run.resolve() for run in with_runs], rollouts=rollouts, rollout_games=rollout_games,
-                       collector=_run_path(collector),
+                       with_runs=with_runs, rollouts=rollouts, rollout_games=rollout_games,
+                       collector=_path(collector),
                        commands=[command_line], jobs=jobs, progress=progress, report=_epoch_report(quiet))
     _fitted("main", net, folder)
 
@@ -236,7 +236,7 @@ def _train_prune(game: str, folder: Path, resume: bool, games: int | None, epoch
             typer.echo(f"valuing {total:,} positions", err=True)
 
     net = train_prune(game, folder, games=300 if games is None else games, positions=POSITIONS, epochs=epochs,
-                      hidden=hidden, seed=seed, weights=_run_path(parent), halving=halving, resume=resume,
+                      hidden=hidden, seed=seed, weights=_path(parent), halving=halving, resume=resume,
                       commands=[command_line], progress=progress, report=_epoch_report(quiet))
     _fitted("pruning", net, folder)
 
@@ -259,12 +259,6 @@ def _fitted(kind: str, net: Any, folder: Path) -> None:
 
 def _path(weights: Path | None) -> str | None:
     return str(weights) if weights else None
-
-
-def _run_path(weights: Path | None) -> str | None:
-    """A path a training run keeps (its parent's weights): absolute, so that
-    the run resumes from any directory."""
-    return str(weights.resolve()) if weights else None
 
 
 EvaluatorOpt = Annotated[str, typer.Option("--evaluator", help="nardtools (our network) or gnubg "
