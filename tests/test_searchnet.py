@@ -266,9 +266,20 @@ def test_a_run_learns_another_players_positions(tmp_path, monkeypatch):
     assert "0-ply probabilities" in net.meta["method"] and "self-play positions" in net.meta["method"]
     with pytest.raises(AnalysisError, match="another collection"):
         train_search("long", folder, games=1, epochs=1, ply=0, seed=2, explore=0.0, alternatives=0)
-    for given, said in ((["--rollouts", "5"], "add --search"), (["--collect-with", str(player)], "add --search"),
+    for given, said in ((["--rollouts", "5"], "--rollouts: not read by a self-play (TD) run"),
+                        (["--collect-with", str(player)], "--collect-with: not read by a self-play"),
+                        (["--explore", "0.2", "--inputs", "contact"], "--explore, --inputs: not read by a self-play"),
+                        (["--search", "--rate", "0.1", "--lambda", "0.5"], "--rate, --lambda: not read by a --search"),
+                        (["--race", "--parent", str(player)], "--parent: not read by a --race run"),
+                        (["--prune", "--jobs", "2"], "--jobs: not read by a --prune run"),
+                        (["--search", "--rollout-games", "4"], "give --rollouts too"),
                         (["--search", "--search-ply", "0"], "give --rollouts")):
         refused = CliRunner().invoke(app, ["train", "--game", "long", "--games", "1", *given,
                                            "--output", str(tmp_path / "refused")])
         assert refused.exit_code != 0 and said in refused.output, refused.output
     assert not (tmp_path / "refused").exists()
+    for given in (["--seed", "9"], ["--hidden", "64", "--games", "3"], ["--collect-with", str(player)]):
+        refused = CliRunner().invoke(app, ["train", "--resume", str(folder), *given])
+        assert refused.exit_code != 0 and "keeps the settings it was started with" in refused.output, refused.output
+        assert "continues with --epochs and --jobs" in refused.output
+

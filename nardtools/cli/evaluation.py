@@ -59,7 +59,30 @@ def register(app: typer.Typer) -> None:
     command(app, "train", panel="Analysis")(train_command)
 
 
+#: The options each kind of training reads (beyond --output, --resume and --quiet): any other given
+#: is refused, not silently ignored.
+_TRAINING_OPTIONS = {
+    "td": {"game", "games", "hidden", "rate", "trace", "seed", "checkpoint", "measure", "database"},
+    "race": {"game", "games", "race", "epochs", "seed", "hidden", "race_db", "replies", "leaves", "halving", "jobs"},
+    "search": {"game", "games", "search", "search_ply", "parent", "explore", "alternatives", "widen", "inputs",
+               "with_run", "rollouts", "rollout_games", "collect_with", "epochs", "seed", "hidden", "halving",
+               "jobs"},
+    "prune": {"game", "games", "prune", "epochs", "seed", "hidden", "parent", "halving"},
+}
+#: What a resumed run of each kind still takes from the command line: how far to go (it keeps its settings).
+_RESUMED_OPTIONS = {"td": {"games", "database"}, "race": {"race", "epochs"}, "search": {"search", "epochs", "jobs"},
+                    "prune": {"prune", "epochs"}}
+
+
+def _options(ctx: typer.Context) -> tuple[dict[str, str], set[str]]:
+    """Every option's name and flag, and the names of those given on the command line."""
+    flags = {param.name: param.opts[0] for param in ctx.command.params if param.name}
+    sources = {name: ctx.get_parameter_source(name) for name in flags}  # (typer's own click: its enum, by name)
+    return flags, {name for name, source in sources.items() if source is not None and source.name == "COMMANDLINE"}
+
+
 def train_command(
+    ctx: typer.Context,
     game: Annotated[Game, typer.Option("--game", help="The game to learn (its standard ruleset).")] = Game.long,
     games: Annotated[int | None, typer.Option("--games", min=1, max=100_000_000, help=(
         "Train until this many games in all (default 100,000); with --race, the self-play games whose race "
@@ -121,13 +144,13 @@ def train_command(
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**62, help="The run's seed (dice and weights).")] = 1,
     hidden: Annotated[int | None, typer.Option("--hidden", min=4, max=1024, help=(
         "Hidden units (default 128; with --search, the parent's).") )] = None,
-    rate: Annotated[float, typer.Option("--rate", min=1e-6, max=1.0, help="Learning rate per position.")] = 0.01,
-    trace: Annotated[float, typer.Option("--lambda", min=0.0, max=1.0, help="TD(lambda)'s lambda.")] = 0.7,
-    checkpoint: Annotated[int, typer.Option("--checkpoint", min=1, help="Games between checkpoints.")] = 1000,
+    rate: Annotated[float, typer.Option("--rate", min=1e-6, max=1.0, help="Self-play (TD) training: the learning rate per position.")] = 0.01,
+    trace: Annotated[float, typer.Option("--lambda", min=0.0, max=1.0, help="Self-play (TD) training: TD(lambda)'s lambda.")] = 0.7,
+    checkpoint: Annotated[int, typer.Option("--checkpoint", min=1, help="Self-play (TD) training: games between checkpoints.")] = 1000,
     measure: Annotated[int, typer.Option("--measure", min=1,
-                                         help="Games between measurements against a random player.")] = 5000,
+                                         help="Self-play (TD) training: games between measurements against a random player.")] = 5000,
     database: Annotated[bool | None, typer.Option(
-        "--database/--no-database", help="Races inside the bear-off database learn its odds as their target "
+        "--database/--no-database", help="Self-play (TD) training: races inside the bear-off database learn its odds as their target "
         "(default: on for a new run; a resumed run keeps its setting unless this is given).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
@@ -150,13 +173,23 @@ def train_command(
     prune = prune or (resume is not None and (resume / "targets.npy").is_file())  # a pruning run resumes as one
     if sum((race, search, prune)) > 1:
         raise fail("--race, --search and --prune train different networks: choose one")
-    if not search and (rollouts or collect_with or with_run):
-        raise fail("--rollouts, --collect-with and --with-run shape a --search run's positions and targets: "
-                   "add --search")
+    kind = "race" if race else "search" if search else "prune" if prune else "td"
+    flags, given = _options(ctx)
+    reads = _RESUMED_OPTIONS[kind] if resume is not None else _TRAINING_OPTIONS[kind]
+    unread = ", ".join(flag for name, flag in flags.items() if name in given - reads - {"output", "resume", "quiet"})
+    what = {"td": "a self-play (TD) run", "race": "a --race run", "search": "a --search run", "prune": "a --prune run"}
+    if unread and resume is not None:
+        takes = " and ".join(flag for name, flag in flags.items() if name in _RESUMED_OPTIONS[kind] - {kind})
+        raise fail(f"{unread}: a resumed run keeps the settings it was started with ({what[kind]} continues "
+                   f"with {takes})")
+    if unread:
+        raise fail(f"{unread}: not read by {what[kind]} (nardtools train --help says which kind of run reads each "
+                   "option)")
+    if "rollout_games" in given and not rollouts:
+        raise fail("--rollout-games sets the games of each of --rollouts: give --rollouts too")
     if search and resume is None and search_ply == 0 and not rollouts:
         raise fail("--search-ply 0 learns the parent's own probabilities: give --rollouts for the targets")
-    kind = "-race" if race else "-search" if search else "-prune" if prune else ""
-    folder = resume or output or Path(f"train-{game.value}{kind}")
+    folder = resume or output or Path(f"train-{game.value}{'' if kind == 'td' else '-' + kind}")
     if resume is None and (folder / "checkpoint.npz").exists():
         raise fail(f"{folder} holds a run already: continue it with --resume {folder}, or choose --output")
     if race:
