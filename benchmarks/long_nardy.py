@@ -7,6 +7,7 @@ acceptance): head to head, and its errors against a fixed set of rollouts.
     python benchmarks/long_nardy.py --build-set 1000 --rollout-games 1296 --player-rev a6bb6ec \
         --set benchmarks/data/long-rollouts-0.4.npz
     python benchmarks/long_nardy.py --games 1000 --new-ply 1   # the new network's own look-ahead against 0.2
+    python benchmarks/long_nardy.py --games 20000 --seed 2026   # other dice than the documented figures' (707)
 
 **Head to head**: the new main network (``--new``, default the shipped one)
 against the one shipped at git revision ``--old-rev`` (0.2), both at 0-ply
@@ -85,14 +86,18 @@ class Looking:
         return int(np.argmin(equity(self.ev.values(rows, self.ply), "long", RULESET.rules)))
 
 
-def _pairs(new: str | None, old: str, ply: int, first: int, games: int) -> MatchResult:
+#: The head to head's dice, the documented figures'.
+SEED = 707
+
+
+def _pairs(new: str | None, old: str, ply: int, seed: int, first: int, games: int) -> MatchResult:
     player = NetPlayer(load_networks("long", new), RULESET) if ply == 0 else Looking(new, ply)
-    return series(RULESET, player, NetPlayer(load_networks("long", old), RULESET), games, seed=707, first=first,
+    return series(RULESET, player, NetPlayer(load_networks("long", old), RULESET), games, seed=seed, first=first,
                   paired=True)
 
 
-def head_to_head(new: str | None, old: str, games: int, jobs: int, ply: int = 0) -> MatchResult:
-    return series_in_processes(partial(_pairs, new, old, ply), games + games % 2, jobs, unit=2)
+def head_to_head(new: str | None, old: str, games: int, jobs: int, ply: int = 0, seed: int = SEED) -> MatchResult:
+    return series_in_processes(partial(_pairs, new, old, ply, seed), games + games % 2, jobs, unit=2)
 
 
 # ------------------------------------------------------------------ the rollout set
@@ -174,6 +179,8 @@ def set_errors(path: Path, networks: dict[str, str | None], plies: list[int], jo
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=SEED, help="The head to head's dice (default the documented "
+                    "figures' 707; another seed gives games independent of them).")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--new", help="The new Long Nardy main network (default the shipped one).")
     ap.add_argument("--old-rev", default=OLD_REV, help="The git revision of today's network (0.2).")
@@ -199,7 +206,7 @@ def main() -> None:
         new_name = load_networks("long", args.new).name
         if args.games:
             began = time.perf_counter()
-            r = head_to_head(args.new, old, args.games, args.jobs, args.new_ply)
+            r = head_to_head(args.new, old, args.games, args.jobs, args.new_ply, args.seed)
             plies = "both 0-ply" if not args.new_ply else f"at {args.new_ply}-ply against 0-ply"
             print(f"{new_name} against nardtools-long-0.2 (git {args.old_rev}), {plies}, {r.games:,} games in "
                   f"seat-swapped pairs with shared dice: {100 * r.win_rate:.1f}% ± {100 * r.standard_error():.1f} "
