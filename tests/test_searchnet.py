@@ -242,6 +242,10 @@ def test_a_run_fits_rollouts_in_place_of_the_look_ahead(tmp_path, monkeypatch):
                                    "--rollouts", "3", "--rollout-games", "2", "--output", str(tmp_path / "cli")])
     assert ran.exit_code == 0, ran.output
     assert Network.load(tmp_path / "cli" / "checkpoint.npz").meta["rollouts"] == 3
+    beside = train_search("long", tmp_path / "beside", games=1, epochs=1, seed=5, rollouts=2, rollout_games=2,
+                          with_runs=[folder, tmp_path / "cli"])
+    assert beside.meta["rollouts"] == 2 + 12 + 3 and beside.name.endswith(f"{2 + 12 + 3} on rollouts)")
+    assert "2 of them on its rollouts instead" in beside.meta["method"]
 
 
 def test_a_run_learns_another_players_positions(tmp_path, monkeypatch):

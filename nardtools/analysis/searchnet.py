@@ -232,6 +232,12 @@ def finished_run(folder: Path) -> tuple[np.ndarray, np.ndarray]:
     return rows, targets
 
 
+def rollout_count(folder: Path) -> int:
+    """How many of the positions of the search run in ``folder`` learn rollouts."""
+    rows, how, kept = arrays(folder / "positions.npz", "rows", "how", "fitting")
+    return len(rollout_positions(len(rows), int(json.loads(str(kept)).get("rollouts", 0)), int(how[1])))
+
+
 def rollout_positions(count: int, chosen: int, seed: int) -> np.ndarray:
     """Which of a run's ``count`` positions take rollout targets instead of the
     look-ahead: ``chosen`` of them, drawn by the run's ``seed``, in order."""
@@ -356,9 +362,11 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                                           weights=weights, seed=seed, jobs=jobs, progress=rolled)
     own, others = len(rows), fitting.get("with_runs") or []
     player = _networks(game, collector).main.name if collector else None
+    rolled_out = len(chosen)  # in all, the earlier runs' too
     for other in others:
         more_rows, more_targets = finished_run(Path(other))
         rows, targets = np.concatenate([rows, more_rows]), np.concatenate([targets, more_targets])
+        rolled_out += rollout_count(Path(other))
     if net is not None:
         fit = Fit.resume(folder, net, rows, targets)
         commands = [*net.meta.get("commands", []), *(commands or [])]
@@ -371,8 +379,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
         start.meta.update(kind="main", games=int(parent.meta.get("games", 0)), search_games=games, ply=ply,
                           explore=explore, alternatives=alternatives, generation=int(parent.meta.get("generation", 0)) + 1,
                           **({"with_runs": others} if others else {}),
-                          **({"rollouts": len(chosen), "rollout_games": int(fitting["rollout_games"])}
-                             if len(chosen) else {}),
+                          **({"rollouts": rolled_out} if rolled_out else {}),
+                          **({"rollout_games": int(fitting["rollout_games"])} if len(chosen) else {}),
                           **({"collected_by": player} if player else {}),
                           lineage=[*parent.meta.get("lineage", []), parent.name],
                           parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])])
