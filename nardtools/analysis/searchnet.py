@@ -218,6 +218,12 @@ def _parts(folder: Path, paths: list[Path]) -> np.ndarray:
 def finished_run(folder: Path) -> tuple[np.ndarray, np.ndarray]:
     """The positions and targets of the search run in ``folder``, every part
     of its targets computed (another run's data to fit beside its own)."""
+    rows, targets, _ = _finished(folder)
+    return rows, targets
+
+
+def _finished(folder: Path) -> tuple[np.ndarray, np.ndarray, int]:
+    """:func:`finished_run`'s positions and targets, and how many of them are rollouts."""
     rows, how, kept = arrays(folder / "positions.npz", "rows", "how", "fitting")
     fitting = json.loads(str(kept))
     chosen = rollout_positions(len(rows), int(fitting.get("rollouts", 0)), int(how[1]))
@@ -229,13 +235,7 @@ def finished_run(folder: Path) -> tuple[np.ndarray, np.ndarray]:
     targets = _parts(folder / "targets", paths)
     if len(chosen):
         targets[chosen] = _parts(folder / "rollouts", rolled)
-    return rows, targets
-
-
-def rollout_count(folder: Path) -> int:
-    """How many of the positions of the search run in ``folder`` learn rollouts."""
-    rows, how, kept = arrays(folder / "positions.npz", "rows", "how", "fitting")
-    return len(rollout_positions(len(rows), int(json.loads(str(kept)).get("rollouts", 0)), int(how[1])))
+    return rows, targets, len(chosen)
 
 
 def rollout_positions(count: int, chosen: int, seed: int) -> np.ndarray:
@@ -364,9 +364,9 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
     player = _networks(game, collector).main.name if collector else None
     rolled_out = len(chosen)  # in all, the earlier runs' too
     for other in others:
-        more_rows, more_targets = finished_run(Path(other))
+        more_rows, more_targets, more_rolled = _finished(Path(other))
         rows, targets = np.concatenate([rows, more_rows]), np.concatenate([targets, more_targets])
-        rolled_out += rollout_count(Path(other))
+        rolled_out += more_rolled
     if net is not None:
         fit = Fit.resume(folder, net, rows, targets)
         commands = [*net.meta.get("commands", []), *(commands or [])]

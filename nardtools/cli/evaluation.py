@@ -59,8 +59,8 @@ def register(app: typer.Typer) -> None:
     command(app, "train", panel="Analysis")(train_command)
 
 
-#: The options each kind of training reads (beyond --output, --resume and --quiet): any other given
-#: is refused, not silently ignored.
+#: The options each kind of training reads (and :data:`_ANY_RUN_OPTIONS`): any other given is
+#: refused, not silently ignored.
 _TRAINING_OPTIONS = {
     "td": {"game", "games", "hidden", "rate", "trace", "seed", "checkpoint", "measure", "database"},
     "race": {"game", "games", "race", "epochs", "seed", "hidden", "race_db", "replies", "leaves", "halving", "jobs"},
@@ -72,6 +72,8 @@ _TRAINING_OPTIONS = {
 #: What a resumed run of each kind still takes from the command line: how far to go (it keeps its settings).
 _RESUMED_OPTIONS = {"td": {"games", "database"}, "race": {"race", "epochs"}, "search": {"search", "epochs", "jobs"},
                     "prune": {"prune", "epochs"}}
+#: The options every kind of run reads, resumed or not.
+_ANY_RUN_OPTIONS = {"output", "resume", "quiet"}
 
 
 def _options(ctx: typer.Context) -> tuple[dict[str, str], set[str]]:
@@ -144,14 +146,17 @@ def train_command(
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**62, help="The run's seed (dice and weights).")] = 1,
     hidden: Annotated[int | None, typer.Option("--hidden", min=4, max=1024, help=(
         "Hidden units (default 128; with --search, the parent's).") )] = None,
-    rate: Annotated[float, typer.Option("--rate", min=1e-6, max=1.0, help="Self-play (TD) training: the learning rate per position.")] = 0.01,
-    trace: Annotated[float, typer.Option("--lambda", min=0.0, max=1.0, help="Self-play (TD) training: TD(lambda)'s lambda.")] = 0.7,
-    checkpoint: Annotated[int, typer.Option("--checkpoint", min=1, help="Self-play (TD) training: games between checkpoints.")] = 1000,
-    measure: Annotated[int, typer.Option("--measure", min=1,
-                                         help="Self-play (TD) training: games between measurements against a random player.")] = 5000,
-    database: Annotated[bool | None, typer.Option(
-        "--database/--no-database", help="Self-play (TD) training: races inside the bear-off database learn its odds as their target "
-        "(default: on for a new run; a resumed run keeps its setting unless this is given).")] = None,
+    rate: Annotated[float, typer.Option("--rate", min=1e-6, max=1.0,
+                                        help="Self-play (TD) training: the learning rate per position.")] = 0.01,
+    trace: Annotated[float, typer.Option("--lambda", min=0.0, max=1.0,
+                                         help="Self-play (TD) training: TD(lambda)'s lambda.")] = 0.7,
+    checkpoint: Annotated[int, typer.Option("--checkpoint", min=1,
+                                            help="Self-play (TD) training: games between checkpoints.")] = 1000,
+    measure: Annotated[int, typer.Option("--measure", min=1, help=(
+        "Self-play (TD) training: games between measurements against a random player."))] = 5000,
+    database: Annotated[bool | None, typer.Option("--database/--no-database", help=(
+        "Self-play (TD) training: races inside the bear-off database learn its odds as their target "
+        "(default: on for a new run; a resumed run keeps its setting unless this is given)."))] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Train a network by self-play (TD(lambda)), with checkpoints and resume."""
@@ -176,7 +181,7 @@ def train_command(
     kind = "race" if race else "search" if search else "prune" if prune else "td"
     flags, given = _options(ctx)
     reads = _RESUMED_OPTIONS[kind] if resume is not None else _TRAINING_OPTIONS[kind]
-    unread = ", ".join(flag for name, flag in flags.items() if name in given - reads - {"output", "resume", "quiet"})
+    unread = ", ".join(flag for name, flag in flags.items() if name in given - reads - _ANY_RUN_OPTIONS)
     what = {"td": "a self-play (TD) run", "race": "a --race run", "search": "a --search run", "prune": "a --prune run"}
     if unread and resume is not None:
         takes = " and ".join(flag for name, flag in flags.items() if name in _RESUMED_OPTIONS[kind] - {kind})
