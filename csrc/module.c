@@ -1143,7 +1143,7 @@ static PyMethodDef methods[] = {
     {"net_forward", (PyCFunction)(void (*)(void))py_net_forward, METH_FASTCALL,
      "net_forward(encoding, hidden, outputs, w1, b1, w2, b2, boards, out[, table])\n\n"
      "A network's outputs of board rows (nardtools.analysis.nets.Network; encoding: 0 board, 1 race,\n"
-     "2 and 3 contact for backgammon and Long Nardy): float32 weights in C order\n"
+     "2 and 3 contact for backgammon and Long Nardy, 4 Long Nardy's blocks): float32 weights in C order\n"
      "(w1 inputs x hidden; w2 hidden x 8 and b2 8, the outputs padded with zeros), boards int8 rows\n"
      "of 52, out float32 rows x outputs; table the network's net_table (None or left out: made for the\n"
      "call)."},

@@ -12,7 +12,8 @@
 
 int net_inputs(int encoding)
 {
-    static const int inputs[NET_ENCODINGS] = {NET_INPUTS, NET_RACE_INPUTS, NET_CONTACT_INPUTS, NET_CONTACT_INPUTS};
+    static const int inputs[NET_ENCODINGS] = {NET_INPUTS, NET_RACE_INPUTS, NET_CONTACT_INPUTS, NET_CONTACT_INPUTS,
+                                              NET_BLOCKS_INPUTS};
     return encoding >= 0 && encoding < NET_ENCODINGS ? inputs[encoding] : 0;
 }
 
@@ -81,6 +82,59 @@ static void side_features(const signed char *me, const signed char *opp, int lng
     out[3] = (float)behind / 15.0f;
 }
 
+/* ------------------------------------------------------------------ block features (nets.block_features) */
+
+/* The checkers of `me` above the lowest run of `length` points of `held` (none without one). */
+static int above_run(const signed char *me, uint32_t held, int length)
+{
+    uint32_t m = held;
+    for (int i = 1; i < length; i++) m &= held >> i;
+    if (!m) return 0;
+    int count = 0;
+    for (int p = __builtin_ctz(m) + length; p <= 24; p++) count += me[p];
+    return count;
+}
+
+/* nets._block_side: prime, behind, held ahead, hemmed, shut in, dead dice,
+ * behind a 4-block and a 5-block of the Long Nardy side `me` against `opp`. */
+static void block_features(const signed char *me, const signed char *opp, float *out)
+{
+    uint32_t held = 0, occupied = 0;
+    int home_only = 1;
+    for (int p = 1; p <= 24; p++) {
+        held |= (uint32_t)(opp[(p + 11) % 24 + 1] > 0) << p;
+        occupied |= (uint32_t)(me[p] > 0) << p;
+        home_only &= p <= 6 || me[p] <= 0;
+    }
+    occupied |= (uint32_t)(me[25] > 0) << 25;   /* (as the contact features: none in a game of Long Nardy) */
+    const int rear = occupied ? 31 - __builtin_clz(occupied) : 0;
+    const int prime = longest_run(held & ((1u << rear) - 2));
+    const int front = held ? __builtin_ctz(held) : 26;
+    int behind = 0, ahead = 0, hemmed = 0, shut = 0, playable = 0;
+    for (int p = front + 1; p <= 25; p++) behind += me[p];
+    for (int p = 1; p <= 24; p++) {   /* (every point's count, as numpy's sums: a board may hold anything) */
+        const int low = p - 6 > 1 ? p - 6 : 1;   /* the points p-6 .. p-1 on the board */
+        const int k = __builtin_popcount(held & ((1u << p) - 1) & ~((1u << low) - 1));
+        ahead += me[p] * k;
+        hemmed += k >= 3 ? me[p] : 0;
+        shut += k >= 5 ? me[p] : 0;
+    }
+    for (int d = 1; d <= 6; d++) {
+        int ok = 0;
+        for (int p = 1; p <= 24 && !ok; p++)
+            ok = me[p] > 0 && (p > d ? !(held >> (p - d) & 1) : home_only);
+        playable += ok;
+    }
+    out[0] = (float)prime / 6.0f;
+    out[1] = (float)behind / 15.0f;
+    out[2] = (float)ahead / 90.0f;
+    out[3] = (float)hemmed / 15.0f;
+    out[4] = (float)shut / 15.0f;
+    out[5] = (float)(6 - playable) / 6.0f;
+    out[6] = (float)above_run(me, held, 4) / 15.0f;
+    out[7] = (float)above_run(me, held, 5) / 15.0f;
+}
+
 /* The inputs of one board's points: four a point and side, (side * 24 + p - 1) * 4 + q. */
 #define POINT_INPUTS 192
 /* A point's four inputs of k checkers, as one vector of w1 rows added up
@@ -120,6 +174,12 @@ static int sparse_inputs(const signed char *board, int encoding, int points, int
             side_features(c, board + 26 * (1 - side), encoding == NET_CONTACT_LONG, f);
             for (int k = 0; k < 4; k++)
                 if (f[k] != 0.0f) { index[n] = NET_INPUTS + side * 4 + k; value[n++] = f[k]; }
+        }
+        if (encoding == NET_BLOCKS_LONG) {
+            float f[8];
+            block_features(c, board + 26 * (1 - side), f);
+            for (int k = 0; k < 8; k++)
+                if (f[k] != 0.0f) { index[n] = NET_INPUTS + side * 8 + k; value[n++] = f[k]; }
         }
     }
     return n;

@@ -7,11 +7,12 @@
 #define NET_INPUTS 198          /* as nardtools.analysis.nets.INPUTS */
 #define NET_RACE_INPUTS 228     /* ... RACE_INPUTS: with each side's checkers off as a thermometer */
 #define NET_CONTACT_INPUTS 206  /* ... CONTACT_INPUTS: with each side's contact features */
+#define NET_BLOCKS_INPUTS 214   /* ... BLOCKS_INPUTS: with each side's Long Nardy block features */
 #define NET_MAX_INPUTS NET_RACE_INPUTS
 #define NET_MAX_OUTPUTS 8
 
 /* The encodings (nardtools.analysis.nets._CORE_ENCODINGS). */
-enum { NET_BOARD, NET_RACE, NET_CONTACT_BACKGAMMON, NET_CONTACT_LONG, NET_ENCODINGS };
+enum { NET_BOARD, NET_RACE, NET_CONTACT_BACKGAMMON, NET_CONTACT_LONG, NET_BLOCKS_LONG, NET_ENCODINGS };
 
 /* The inputs of an encoding. */
 int net_inputs(int encoding);

@@ -123,7 +123,8 @@ def _forward(core: object, rng: random.Random) -> None:
     game = rng.choice(("long", "backgammon"))
     race = rng.choice((0, 6))
     net = Network.random(game, rng.choice((1, 7, 64)), rng.randrange(1000), race_points=race,
-                         encoding="board" if race else rng.choice(("board", "contact")))
+                         encoding="board" if race else rng.choice(("board", "contact", "blocks")
+                                                                             if game == "long" else ("board", "contact")))
     boards = np.array([[rng.randrange(-128, 128) for _ in range(52)] for _ in range(rng.randrange(4))], np.int8)
     hidden, k = net.w2.shape
     w2, b2 = np.zeros((hidden, 8), np.float32), np.zeros(8, np.float32)

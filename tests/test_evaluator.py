@@ -18,6 +18,7 @@ from nardtools.analysis.nets import (
     CLASSES,
     INPUTS,
     Network,
+    block_features,
     boards_of,
     consistent,
     contact_features,
@@ -450,6 +451,72 @@ def test_the_compiled_contact_features_are_numpys(game):
         assert np.abs(net.outputs(rows) - reference).max() <= 1e-6
 
 
+def _long_board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
+    """A Long Nardy board row: the side on roll's checkers, then the other
+    side's, each by point in its own numbering."""
+    board = np.zeros((1, 52), np.int8)
+    for p, n in mine.items():
+        board[0, p] = n
+    for q, n in theirs.items():
+        board[0, 26 + q] = n
+    return board
+
+
+_BLOCK_UNITS = np.array([6, 15, 90, 15, 15, 6, 15, 15] * 2)
+
+
+def test_block_features_of_a_shut_in_side():
+    """Derived by hand: the side on roll holds five points of the other's
+    home (its 13-17, the other's 1-5), where the other has ten checkers on
+    its 6 and five on its 8.  The other's six points ahead of its 6 hold five
+    of the side on roll's, of its 8 four: 10 x 5 + 5 x 4 = 70 held ahead,
+    all fifteen hemmed in, the ten shut in; its 3s, 4s, 5s and 6s land only on
+    held points (its 8 is not home, so nothing bears off); all fifteen are
+    above a 4-block and a 5-block.  The side on roll has nothing in front of it."""
+    board = _long_board({13: 3, 14: 3, 15: 3, 16: 3, 17: 3}, {6: 10, 8: 5})
+    assert (block_features(board) * _BLOCK_UNITS).round().tolist() == [
+        [0, 0, 0, 0, 0, 0, 0, 0, 5, 15, 70, 15, 10, 4, 15, 15]]
+
+
+def test_block_features_of_a_bear_off():
+    """A side all home may take a die off the board: fifteen on its 6 with
+    the other side on its 1-5 (the other's 13-17) move only with 6s, five of
+    the six die values dead; on its 1 and 2 against nothing, none dead."""
+    shut = _long_board({6: 15}, {13: 3, 14: 3, 15: 3, 16: 3, 17: 3})
+    assert (block_features(shut) * _BLOCK_UNITS)[0, :8].round().tolist() == [5, 15, 75, 15, 15, 5, 15, 15]
+    free = _long_board({1: 8, 2: 7}, {24: 15})
+    assert (block_features(free) * _BLOCK_UNITS)[0, :8].round().tolist() == [0, 0, 0, 0, 0, 0, 0, 0]
+
+
+def _block_reader() -> Network:
+    """A Long Nardy blocks network whose hidden units are its sixteen block
+    features (through a sigmoid) and nothing else."""
+    net = Network.random("long", 16, seed=1, encoding="blocks")
+    net.w1[:] = 0
+    net.w1[INPUTS:] = 4 * np.eye(16, dtype=np.float32)
+    net.b1[:] = 0
+    return net
+
+
+def test_the_compiled_block_features_are_numpys():
+    """The block features (nets.block_features) in csrc/net.c against
+    numpy's, within 1e-6, on self-play positions and every result of their
+    rolls, through a network that reads only them and a wide random one."""
+    from nardtools.analysis.selfplay import roll_successors
+    from nardtools.core import CORE, reference_engine
+
+    if CORE is None:
+        pytest.skip("the compiled core is not built")
+    boards = np.array(_positions("long", 2))
+    rows = np.concatenate([boards, roll_successors(find_ruleset("long").rules, boards[::5])[0]])
+    features = block_features(rows)
+    assert all((features[:, k] > 0).any() for k in range(16))   # every feature seen
+    for net in (_block_reader(), Network.random("long", 256, seed=5, encoding="blocks")):
+        with reference_engine():
+            reference = net.outputs(rows)
+        assert np.abs(net.outputs(rows) - reference).max() <= 1e-6
+
+
 def test_shots_are_the_published_table():
     """A lone checker's shots at a blot 1 to 12 pips away with nothing in
     between: the counts every backgammon book gives (11 12 14 15 15 17 6 6
@@ -479,7 +546,8 @@ def test_the_compiled_forward_pass_reads_any_board_as_numpy_does(board, game):
         return
     rows = np.array([board], np.int8)
     for net in (Network.random(game, 24, seed=2), Network.random(game, 24, seed=2, race_points=8),
-                Network.random(game, 24, seed=2, encoding="contact"), _feature_reader(game)):
+                Network.random(game, 24, seed=2, encoding="contact"), _feature_reader(game),
+                *([_block_reader()] if game == "long" else [])):
         with reference_engine():
             reference = net.outputs(rows)
         assert np.abs(net.outputs(rows) - reference).max() <= 1e-5
@@ -495,7 +563,7 @@ def test_the_compiled_forward_pass_checks_its_arguments():
     rows, out = np.zeros((2, 52), np.int8), np.zeros((2, 5), np.float32)
     CORE.net_forward(0, 8, 5, net.w1, net.b1, w2, b2, rows, out)
     with pytest.raises(ValueError, match="encoding"):
-        CORE.net_forward(4, 8, 5, net.w1, net.b1, w2, b2, rows, out)
+        CORE.net_forward(5, 8, 5, net.w1, net.b1, w2, b2, rows, out)   # (0-4 are csrc/net.h's encodings)
     with pytest.raises(ValueError, match="w1 has the wrong size"):   # a board network's weights, contact inputs
         CORE.net_forward(2, 8, 5, net.w1, net.b1, w2, b2, rows, out)
     with pytest.raises(ValueError, match="w1 has the wrong size"):

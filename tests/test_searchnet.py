@@ -23,25 +23,45 @@ def test_widening_keeps_the_networks_function():
     assert wide.w1.shape == (198, 40) and np.array_equal(wide.outputs(rows), net.outputs(rows))
 
 
-@pytest.mark.parametrize("game", ["long", "backgammon"])
-def test_contact_inputs_start_silent_and_survive_saving(game, tmp_path):
-    """A board network given the contact inputs (zero weights) answers as
-    before, in the core and in numpy; saved and loaded, it keeps its encoding;
-    no other encoding can be given."""
+@pytest.mark.parametrize(("game", "encoding", "inputs"),
+                         [("long", "contact", 206), ("backgammon", "contact", 206), ("long", "blocks", 214)])
+def test_new_inputs_start_silent_and_survive_saving(game, encoding, inputs, tmp_path):
+    """A board network given the contact or the block inputs (zero weights)
+    answers as before, in the core and in numpy; saved and loaded, it keeps
+    its encoding; no other encoding can be given."""
     from nardtools.core import reference_engine
 
     net = Network.random(game, 12, seed=4)
-    wide = widen(net, 16, seed=9, encoding="contact")
+    wide = widen(net, 16, seed=9, encoding=encoding)
     rows = collect(game, 1, weights=None)[:80]
-    assert wide.encoding == "contact" and wide.w1.shape == (206, 16)
+    assert wide.encoding == encoding and wide.w1.shape == (inputs, 16)
     assert np.abs(wide.outputs(rows) - net.outputs(rows)).max() <= 1e-6
     with reference_engine():
         assert np.abs(wide.outputs(rows) - net.outputs(rows)).max() <= 1e-6
-    wide.save(tmp_path / "contact.npz")
-    again = Network.load(tmp_path / "contact.npz")
-    assert again.encoding == "contact" and np.array_equal(again.outputs(rows), wide.outputs(rows))
+    wide.save(tmp_path / "wide.npz")
+    again = Network.load(tmp_path / "wide.npz")
+    assert again.encoding == encoding and np.array_equal(again.outputs(rows), wide.outputs(rows))
     with pytest.raises(AnalysisError, match="cannot give"):
         widen(wide, 16, seed=9, encoding="board")
+
+
+def test_the_block_inputs_are_long_nardys_alone(tmp_path):
+    """Backgammon's networks cannot have the block inputs: not widened to
+    them, not made with them, not loaded with them, not asked for on the
+    command line (before any position is collected)."""
+    with pytest.raises(AnalysisError, match="for long, not backgammon"):
+        widen(Network.random("backgammon", 8, seed=1), 8, seed=1, encoding="blocks")
+    with pytest.raises(AnalysisError, match="for long, not backgammon"):
+        Network.random("backgammon", 8, seed=1, encoding="blocks")
+    net = Network.random("long", 8, seed=1, encoding="blocks")
+    Network("backgammon", net.w1, net.b1, net.w2[:, :5], net.b2[:5], {**net.meta, "game": "backgammon"}).save(
+        tmp_path / "b.npz")
+    with pytest.raises(AnalysisError, match="not made for backgammon"):
+        Network.load(tmp_path / "b.npz")
+    result = CliRunner().invoke(app, ["train", "--game", "backgammon", "--search", "--games", "1", "--inputs",
+                                      "blocks", "--output", str(tmp_path / "run")])
+    assert result.exit_code != 0 and "for long, not backgammon" in result.output
+    assert not (tmp_path / "run" / "positions.npz").exists()
 
 
 def test_collected_positions_are_the_main_networks_and_reproducible():
@@ -153,15 +173,16 @@ def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, mo
     assert Network.load(tmp_path / "cli" / "checkpoint.npz").w1.shape[1] == load_networks("long").main.w1.shape[1]
 
 
-def test_the_command_line_gives_a_board_parent_the_contact_inputs(tmp_path):
-    """``train --search --inputs contact`` from Long Nardy's shipped board
-    network: the generation has the contact inputs, kept in its metadata."""
+@pytest.mark.parametrize(("encoding", "inputs"), [("contact", 206), ("blocks", 214)])
+def test_the_command_line_gives_a_board_parent_new_inputs(encoding, inputs, tmp_path):
+    """``train --search --inputs contact`` (or ``blocks``) from Long Nardy's
+    shipped board network: the generation has those inputs, kept in its metadata."""
     folder = tmp_path / "run"
     result = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "1", "--epochs", "1",
-                                      "--inputs", "contact", "--output", str(folder), "-q"])
+                                      "--inputs", encoding, "--output", str(folder), "-q"])
     assert result.exit_code == 0, result.output
     net = Network.load(folder / "checkpoint.npz")
-    assert net.encoding == "contact" and net.w1.shape[0] == 206 and load_networks("long").main.encoding == "board"
+    assert net.encoding == encoding and net.w1.shape[0] == inputs and load_networks("long").main.encoding == "board"
 
 
 def test_a_run_fits_earlier_runs_positions_beside_its_own(tmp_path, monkeypatch):

@@ -19,7 +19,9 @@ side's bar ``/ 2`` and checkers off ``/ 15``; then each side's pip count
 ``/ 100``.  Swapping the two halves flips the position: the symmetry the
 tests check.  A race network adds each side's checkers off as a
 thermometer (:data:`RACE_INPUTS`); a contact network adds each side's
-shots, prime, mobility and contact left (:func:`contact_features`).
+shots, prime, mobility and contact left (:func:`contact_features`); a Long
+Nardy blocks network, how each side's checkers are blocked
+(:func:`block_features`).
 
 **Network**: one hidden layer of sigmoid units, sigmoid outputs; weights in a
 ``.npz`` with their metadata (game, training ruleset, games trained, the
@@ -70,7 +72,7 @@ BATCH = 4096
 _PADDED = 8
 #: The compiled forward pass's encodings (csrc/net.h's NET_BOARD ...).
 _CORE_ENCODINGS = {("board", "backgammon"): 0, ("board", "long"): 0, ("race", "backgammon"): 1, ("race", "long"): 1,
-                   ("contact", "backgammon"): 2, ("contact", "long"): 3}
+                   ("contact", "backgammon"): 2, ("contact", "long"): 3, ("blocks", "long"): 4}
 
 
 def boards_of(positions: Iterable[Position]) -> np.ndarray:
@@ -123,9 +125,30 @@ def encode_race(boards: np.ndarray) -> np.ndarray:
 #: side (the side on roll first), the kind of knowledge gnubg's inputs add to
 #: the raw board (:func:`contact_features`).
 CONTACT_INPUTS = INPUTS + 8
+#: A Long Nardy blocks network's inputs: :func:`encode`'s, then eight
+#: features for each side, the side on roll first (:func:`block_features`).
+BLOCKS_INPUTS = INPUTS + 16
 #: Each encoding's input count (a network's ``encoding`` in its metadata).
-ENCODINGS = {"board": INPUTS, "race": RACE_INPUTS, "contact": CONTACT_INPUTS}
+ENCODINGS = {"board": INPUTS, "race": RACE_INPUTS, "contact": CONTACT_INPUTS, "blocks": BLOCKS_INPUTS}
+#: The games whose positions each encoding is made for (the blocks: Long
+#: Nardy's, where a single checker holds a point).
+ENCODING_GAMES = {"board": ("backgammon", "long"), "race": ("backgammon", "long"),
+                  "contact": ("backgammon", "long"), "blocks": ("long",)}
 _BIT = np.int64(1) << np.arange(26, dtype=np.int64)
+
+
+def check_encoding(game: str, encoding: str) -> None:
+    """Raise :class:`AnalysisError` unless ``encoding`` is one of
+    :data:`ENCODINGS` made for ``game``'s positions.
+
+    >>> check_encoding("backgammon", "blocks")
+    Traceback (most recent call last):
+    nardtools.errors.AnalysisError: the inputs 'blocks' are for long, not backgammon
+    """
+    if encoding not in ENCODINGS:
+        raise AnalysisError(f"no inputs {encoding!r}: one of {', '.join(ENCODINGS)}")
+    if game not in ENCODING_GAMES[encoding]:
+        raise AnalysisError(f"the inputs {encoding!r} are for {', '.join(ENCODING_GAMES[encoding])}, not {game}")
 #: Each of the 36 rolls, ordered.
 _ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]
 
@@ -236,6 +259,81 @@ def contact_features(boards: np.ndarray, game: str) -> np.ndarray:
 def encode_contact(boards: np.ndarray, game: str) -> np.ndarray:
     """The (n, 206) float32 inputs of a contact network (:data:`CONTACT_INPUTS`)."""
     return np.concatenate([encode(boards), contact_features(boards, game)], axis=1)
+
+
+def _run_from(held: np.ndarray, length: int) -> np.ndarray:
+    """The lowest point of each mask's lowest run of ``length`` set bits (0: none)."""
+    m = held.copy()
+    for i in range(1, length):
+        m &= held >> i
+    return np.where(m > 0, np.log2(np.maximum(m & -m, 1)).astype(np.int64), 0)
+
+
+def _block_side(me: np.ndarray, opp: np.ndarray) -> np.ndarray:
+    """The eight block features of one side (:func:`block_features`)."""
+    n = len(me)
+    contact = _side_features(me, opp, "long")
+    there = np.roll(opp[:, 1:25], 12, axis=1) > 0          # the opponent's checkers at my points 1-24
+    count = me[:, 1:25]
+    reach = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(there, axis=1)], axis=1)
+    p = np.arange(1, 25)
+    held_ahead = reach[:, p - 1] - reach[:, np.maximum(p - 7, 0)]   # held points among p-6 .. p-1
+    home_only = (count[:, 6:] <= 0).all(axis=1, keepdims=True)
+    playable = np.zeros(n, np.int64)
+    for d in range(1, 7):
+        lands = np.zeros((n, 24), bool)
+        lands[:, d:] = ~there[:, :24 - d]                 # from p > d onto p - d, when not held
+        lands[:, :d] = home_only                          # off the board, when all are home
+        playable += ((count > 0) & lands).any(axis=1)
+    held = _bits(np.concatenate([np.zeros((n, 1), bool), there], axis=1))
+    out = np.empty((n, 8), np.float32)
+    out[:, 0] = contact[:, 1]
+    out[:, 1] = contact[:, 3]
+    out[:, 2] = (count * held_ahead).sum(axis=1).astype(np.float32) / np.float32(90)
+    out[:, 3] = (count * (held_ahead >= 3)).sum(axis=1).astype(np.float32) / np.float32(15)
+    out[:, 4] = (count * (held_ahead >= 5)).sum(axis=1).astype(np.float32) / np.float32(15)
+    out[:, 5] = (6 - playable).astype(np.float32) / np.float32(6)
+    for k, length in ((6, 4), (7, 5)):
+        low = _run_from(held, length)
+        above = np.where((low[:, None] > 0) & (p > low[:, None] + length - 1), count, 0).sum(axis=1)
+        out[:, k] = above.astype(np.float32) / np.float32(15)
+    return out
+
+
+def block_features(boards: np.ndarray) -> np.ndarray:
+    """The (n, 16) block features (блок: points held in a row) of Long Nardy
+    board rows: for each side (the side on roll first), seen from that side,
+    where a point the other side holds (one checker is enough) cannot be
+    landed on,
+
+    0. *prime*: the longest run of points the other side holds in front of
+       its rearmost checker, in sixths (as :func:`contact_features`);
+    1. *behind*: its checkers with one of the other side's in front of
+       them, in fifteenths (as :func:`contact_features`);
+    2. *held ahead*: over its checkers, the points the other side holds
+       among the six in front of each (those a die lands on), in ninetieths;
+    3. *hemmed*: its checkers with at least three of those six held, in
+       fifteenths;
+    4. *shut in*: ... with at least five held;
+    5. *dead dice*: the die values, of six, with which none of its checkers
+       can take a step (onto a point not held; off the board when all are
+       home), in sixths;
+    6. *behind a 4-block*: its checkers above the other side's lowest run of
+       four held points, in fifteenths;
+    7. *behind a 5-block*: the same for a run of five.
+
+    >>> from nardtools import Position
+    >>> start = boards_of([Position.start("long")])   # each head: the other's head 12 points ahead
+    >>> (block_features(start) * ([6, 15, 90, 15, 15, 6, 15, 15] * 2)).round().tolist()
+    [[1.0, 15.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 15.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
+    """
+    sides = np.asarray(boards, np.int64).reshape(-1, 2, 26)
+    return np.concatenate([_block_side(sides[:, 0], sides[:, 1]), _block_side(sides[:, 1], sides[:, 0])], axis=1)
+
+
+def encode_blocks(boards: np.ndarray) -> np.ndarray:
+    """The (n, 214) float32 inputs of a Long Nardy blocks network (:data:`BLOCKS_INPUTS`)."""
+    return np.concatenate([encode(boards), block_features(boards)], axis=1)
 
 
 def flip(p: np.ndarray, game: str) -> np.ndarray:
@@ -410,6 +508,7 @@ class Network:
         """Small random weights (training starts here); with ``race_points``,
         a race network for the races within those points; ``encoding`` the
         main network's inputs (:data:`ENCODINGS`)."""
+        check_encoding(game, encoding)
         rng = np.random.default_rng(seed)
         k = len(CLASSES[game])
         meta: dict[str, Any] = {"game": game, "hidden": hidden, "games": 0}
@@ -434,7 +533,8 @@ class Network:
     @property
     def encoding(self) -> str:
         """Its inputs (:data:`ENCODINGS`): ``board``, a race network's ``race``,
-        or ``contact`` (the board and :func:`contact_features`)."""
+        ``contact`` (the board and :func:`contact_features`), or Long Nardy's
+        ``blocks`` (the board and :func:`block_features`)."""
         return str(self.meta.get("encoding") or ("race" if self.is_race else "board"))
 
     @property
@@ -451,6 +551,8 @@ class Network:
         """Board rows as this network's inputs."""
         if self.encoding == "contact":
             return encode_contact(rows, self.game)
+        if self.encoding == "blocks":
+            return encode_blocks(rows)
         return encode_race(rows) if self.is_race else encode(rows)
 
     @property
@@ -564,6 +666,8 @@ class Network:
             raise AnalysisError(f"{path}: a race network needs its points (2 to 12), not {meta.get('points')!r}")
         if net.encoding not in ENCODINGS or (net.encoding == "race") != net.is_race:
             raise AnalysisError(f"{path}: weights for inputs {net.encoding!r}, which this nardtools does not encode")
+        if game not in ENCODING_GAMES[net.encoding]:
+            raise AnalysisError(f"{path}: weights for inputs {net.encoding!r}, which are not made for {game}")
         if w1.shape[0] != net.inputs or w1.shape[1] != b1.shape[0] or w2.shape != (b1.shape[0], k) or b2.shape != (k,):
             raise AnalysisError(f"{path}: the weights' shapes do not fit a {game} network")
         if not all(np.isfinite(a).all() for a in arrays):

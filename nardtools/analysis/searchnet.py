@@ -50,7 +50,7 @@ import numpy as np
 
 from .._io import write_atomically
 from ..errors import AnalysisError
-from .nets import ENCODINGS, Network, Networks, finished
+from .nets import ENCODINGS, Network, Networks, check_encoding, finished
 from .supervised import HALVING, Fit, arrays, kept_path
 
 if TYPE_CHECKING:
@@ -253,6 +253,7 @@ def widen(net: Network, hidden: int, seed: int, encoding: str | None = None) -> 
     if hidden < net.w1.shape[1]:
         raise AnalysisError(f"cannot widen a network of {net.w1.shape[1]} hidden units to {hidden}")
     encoding = encoding or net.encoding
+    check_encoding(net.game, encoding)
     if net.encoding not in ("board", encoding) or encoding == "race":
         raise AnalysisError(f"cannot give a network of {net.encoding!r} inputs the inputs {encoding!r}")
     rng = np.random.default_rng(seed)
@@ -294,6 +295,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
     held_out)`` after each epoch.  A resumed run keeps the settings it was
     started with (kept beside its positions), whether it stopped while
     computing the targets or while fitting."""
+    if encoding:
+        check_encoding(game, encoding)
     data = folder / "positions.npz"
     weights, collector = kept_path(weights), kept_path(collector)
     how = np.array([games, seed, round(explore * 1000), alternatives, ply])

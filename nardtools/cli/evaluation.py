@@ -49,6 +49,7 @@ class Inputs(str, enum.Enum):
 
     board = "board"
     contact = "contact"
+    blocks = "blocks"
 
 
 def register(app: typer.Typer) -> None:
@@ -111,8 +112,9 @@ def train_command(
     widen: Annotated[bool, typer.Option("--widen/--fresh", help=(
         "With --search: start from the parent network widened to --hidden units, or from random weights."))] = True,
     inputs: Annotated[Inputs | None, typer.Option("--inputs", help=(
-        "With --search: the network's inputs, the board alone or with each side's contact features "
-        "(shots, prime, mobility, contact left); default the parent's."))] = None,
+        "With --search: the network's inputs, the board alone, with each side's contact features "
+        "(shots, prime, mobility, contact left) or, in Long Nardy, with its block features (how its "
+        "checkers are blocked); default the parent's."))] = None,
     with_run: Annotated[list[Path] | None, typer.Option("--with-run", help=(
         "With --search: also fit the positions and targets of this finished search run (its own parent's "
         "look-ahead); repeat for several."))] = None,
