@@ -183,7 +183,8 @@ def main() -> None:
                     "figures' 707; another seed gives games independent of them).")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--new", help="The new Long Nardy main network (default the shipped one).")
-    ap.add_argument("--old-rev", default=OLD_REV, help="The git revision of today's network (0.2).")
+    ap.add_argument("--old-rev", default=OLD_REV, help="The git revision of today's network (0.2; another "
+                    "revision's network, 0.6's 5214548 say, plays the new one instead).")
     ap.add_argument("--new-ply", type=int, default=0, choices=(0, 1, 2), help="The new network's look-ahead in the "
                     "head to head (the acceptance's is 0; 1 shows how far its own look-ahead plays above 0.2).")
     ap.add_argument("--plies", default="0,1")
@@ -203,15 +204,15 @@ def main() -> None:
             player = old_weights(args.player_rev, Path(tmp)) if args.player_rev else None
             build_set(args.set[0], args.build_set, args.rollout_games, args.jobs, old, args.old_rev, player)
             return
-        new_name = load_networks("long", args.new).name
+        new_name, old_name = load_networks("long", args.new).name, load_networks("long", old).name
         if args.games:
             began = time.perf_counter()
             r = head_to_head(args.new, old, args.games, args.jobs, args.new_ply, args.seed)
             plies = "both 0-ply" if not args.new_ply else f"at {args.new_ply}-ply against 0-ply"
-            print(f"{new_name} against nardtools-long-0.2 (git {args.old_rev}), {plies}, {r.games:,} games in "
+            print(f"{new_name} against {old_name} (git {args.old_rev}), {plies}, {r.games:,} games in "
                   f"seat-swapped pairs with shared dice: {100 * r.win_rate:.1f}% ± {100 * r.standard_error():.1f} "
                   f"of games, {r.points_per_game:+.3f} points a game ({time.perf_counter() - began:.0f} s)")
-        networks = {new_name: args.new, "nardtools-long-0.2": old,
+        networks = {new_name: args.new, old_name: old,
                     **{load_networks("long", f).name: f for f in args.also}}
         for path in args.set or SETS:
             if path.exists():

@@ -1,10 +1,13 @@
 /* The networks' forward pass: the encoding of nardtools.analysis.nets
- * (encode, encode_race) written as the few inputs that are not zero, so that
- * the first layer adds only their rows of w1 (a position sets some thirty of
- * its 198 inputs), a point's four read at once from the network's point
- * table, then the sigmoid hidden units and the sigmoid outputs.
- * In float32, as the numpy reference: the two differ by the order of their
- * sums and exp's last bits (the differential test holds 1e-6). */
+ * (encode, encode_race, encode_contact, encode_blocks) written as the few
+ * inputs that are not zero, so that the first layer adds only their rows of
+ * w1 (a position sets some thirty of its 198 inputs), a point's four read at
+ * once from the network's point table, then the sigmoid hidden units and the
+ * sigmoid outputs.  In float32, as the numpy reference, except the output
+ * layer's sums, in double: the two differ by the order of their sums and
+ * exp's last bits (the differential test holds 1e-6; Long Nardy 0.7's
+ * outputs, summed in float, came 1.04e-6 from numpy's, in double 0.36e-6 from
+ * an all-double reckoning where numpy's are 0.84e-6). */
 
 #include <stdint.h>
 #include <string.h>
@@ -84,6 +87,9 @@ static void side_features(const signed char *me, const signed char *opp, int lng
 
 /* ------------------------------------------------------------------ block features (nets.block_features) */
 
+/* Points 1-24 as bits. */
+#define BOARD_POINTS 0x1fffffeu
+
 /* The checkers of `me` above the lowest run of `length` points of `held` (none without one). */
 static int above_run(const signed char *me, uint32_t held, int length)
 {
@@ -113,18 +119,16 @@ static void block_features(const signed char *me, const signed char *opp, float 
     int behind = 0, ahead = 0, hemmed = 0, shut = 0, playable = 0;
     for (int p = front + 1; p <= 25; p++) behind += me[p];
     for (int p = 1; p <= 24; p++) {   /* (every point's count, as numpy's sums: a board may hold anything) */
+        if (!me[p]) continue;
         const int low = p - 6 > 1 ? p - 6 : 1;   /* the points p-6 .. p-1 on the board */
         const int k = __builtin_popcount(held & ((1u << p) - 1) & ~((1u << low) - 1));
         ahead += me[p] * k;
         hemmed += k >= 3 ? me[p] : 0;
         shut += k >= 5 ? me[p] : 0;
     }
-    for (int d = 1; d <= 6; d++) {
-        int ok = 0;
-        for (int p = 1; p <= 24 && !ok; p++)
-            ok = me[p] > 0 && (p > d ? !(held >> (p - d) & 1) : home_only);
-        playable += ok;
-    }
+    const uint32_t points = occupied & BOARD_POINTS;
+    for (int d = 1; d <= 6; d++)   /* a checker on p > d onto p - d not held, or one on p <= d off when all are home */
+        playable += ((points >> d) & ~held & BOARD_POINTS) || (home_only && (points & ((2u << d) - 2)));
     out[0] = (float)prime / 6.0f;
     out[1] = (float)behind / 15.0f;
     out[2] = (float)ahead / 90.0f;
@@ -241,6 +245,7 @@ static inline float sigmoid(float z)
 /* Eight floats as one value (GCC's vector extension: one AVX register, two SSE ones). */
 typedef float v8 __attribute__((vector_size(32)));
 typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias));   /* ... read from any float */
+typedef double v4d __attribute__((vector_size(32)));   /* four doubles: the output layer's sums */
 /* Hidden units added up at once, in registers, input after input. */
 #define HIDDEN_TILE 32
 
@@ -285,12 +290,16 @@ void net_forward(const Net *net, const signed char *boards, long long rows, floa
             h[j] = a;
         }
         for (int j = 0; j < hidden; j++) h[j] = sigmoid(h[j]);
-        v8 z = *(const v8u *)net->b2;   /* the outputs, padded to NET_MAX_OUTPUTS = 8: one vector */
+        /* the outputs, padded to NET_MAX_OUTPUTS = 8: two vectors of four doubles (float sums of some
+         * hundreds of products lose the last digit the differential test holds) */
+        v4d lo = {net->b2[0], net->b2[1], net->b2[2], net->b2[3]}, hi = {net->b2[4], net->b2[5], net->b2[6], net->b2[7]};
         for (int j = 0; j < hidden; j++) {
-            const v8 hj = {h[j], h[j], h[j], h[j], h[j], h[j], h[j], h[j]};
-            z += hj * *(const v8u *)(net->w2 + (long long)j * NET_MAX_OUTPUTS);
+            const double hj = h[j];
+            const float *w = net->w2 + (long long)j * NET_MAX_OUTPUTS;
+            lo += hj * (v4d){w[0], w[1], w[2], w[3]};
+            hi += hj * (v4d){w[4], w[5], w[6], w[7]};
         }
-        for (int k = 0; k < outputs; k++) out[r * outputs + k] = sigmoid(z[k]);
+        for (int k = 0; k < outputs; k++) out[r * outputs + k] = sigmoid((float)(k < 4 ? lo[k] : hi[k - 4]));
     }
 }
 

@@ -165,7 +165,8 @@ def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, mo
     assert len(list((folder / "targets").glob("part-*.npy"))) == 1 and not (folder / "checkpoint.npz").exists()
     monkeypatch.setattr(searchnet, "_part", original)
     net = train_search("long", folder, games=5000, epochs=1, resume=True)  # the command's defaults, ignored
-    assert net.w1.shape == (198, 260) and net.meta["rate"] == 5e-4 and net.meta["halving"] == 3
+    assert net.w1.shape == (load_networks("long").main.inputs, 260) and net.meta["rate"] == 5e-4
+    assert net.meta["halving"] == 3
     assert net.meta["search_games"] == 1
     ran = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "1", "--epochs", "1", "-q",
                                    "--output", str(tmp_path / "cli")])
@@ -175,14 +176,16 @@ def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, mo
 
 @pytest.mark.parametrize(("encoding", "inputs"), [("contact", 206), ("blocks", 214)])
 def test_the_command_line_gives_a_board_parent_new_inputs(encoding, inputs, tmp_path):
-    """``train --search --inputs contact`` (or ``blocks``) from Long Nardy's
-    shipped board network: the generation has those inputs, kept in its metadata."""
-    folder = tmp_path / "run"
+    """``train --search --inputs contact`` (or ``blocks``) from a Long Nardy
+    board network: the generation has those inputs, kept in its metadata;
+    the parent keeps its own."""
+    folder, parent = tmp_path / "run", tmp_path / "board.npz"
+    Network.random("long", 16, seed=3).save(parent)
     result = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "1", "--epochs", "1",
-                                      "--inputs", encoding, "--output", str(folder), "-q"])
+                                      "--parent", str(parent), "--inputs", encoding, "--output", str(folder), "-q"])
     assert result.exit_code == 0, result.output
     net = Network.load(folder / "checkpoint.npz")
-    assert net.encoding == encoding and net.w1.shape[0] == inputs and load_networks("long").main.encoding == "board"
+    assert net.encoding == encoding and net.w1.shape == (inputs, 16) and Network.load(parent).encoding == "board"
 
 
 def test_a_run_fits_earlier_runs_positions_beside_its_own(tmp_path, monkeypatch):
