@@ -209,22 +209,23 @@ def test_weights_of_inputs_this_version_does_not_encode_are_refused(tmp_path):
         Network.load(tmp_path / "r.npz")
 
 
-def test_td_training_goes_on_from_the_shipped_contact_network(tmp_path):
+@pytest.mark.parametrize(("game", "encoding"), [("backgammon", "contact"), ("long", "blocks")])
+def test_td_training_goes_on_from_the_shipped_networks_inputs(game, encoding, tmp_path):
     """The shipped weights are a checkpoint (docs/analysis.md): TD(lambda)
-    resumed from backgammon's, a network of contact inputs, plays and learns
-    through those inputs."""
+    resumed from backgammon's, a network of contact inputs, or Long Nardy's,
+    of block inputs, plays and learns through those inputs."""
     import shutil
 
     from nardtools.analysis.nets import WEIGHTS_DIR
 
-    shutil.copy(WEIGHTS_DIR / "backgammon.npz", tmp_path / "checkpoint.npz")
+    shutil.copy(WEIGHTS_DIR / f"{game}.npz", tmp_path / "checkpoint.npz")
     trainer = Trainer.resume(tmp_path)
-    assert trainer.net.encoding == "contact"
+    assert trainer.net.encoding == encoding
     before = trainer.net.w1.copy()
     trainer.run(trainer.games + 2, tmp_path)
     after = Network.load(tmp_path / "checkpoint.npz")
-    assert after.encoding == "contact" and after.meta["games"] == trainer.games
-    assert not np.array_equal(before[INPUTS:], after.w1[INPUTS:])   # the contact inputs' weights learn too
+    assert after.encoding == encoding and after.meta["games"] == trainer.games
+    assert not np.array_equal(before[INPUTS:], after.w1[INPUTS:])   # the added inputs' weights learn too
 
 
 def test_training_takes_a_database_race_target_from_the_database():

@@ -135,6 +135,8 @@ ENCODINGS = {"board": INPUTS, "race": RACE_INPUTS, "contact": CONTACT_INPUTS, "b
 ENCODING_GAMES = {"board": ("backgammon", "long"), "race": ("backgammon", "long"),
                   "contact": ("backgammon", "long"), "blocks": ("long",)}
 _BIT = np.int64(1) << np.arange(26, dtype=np.int64)
+#: Each of the 36 rolls, ordered.
+_ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]
 
 
 def check_encoding(game: str, encoding: str) -> None:
@@ -149,8 +151,6 @@ def check_encoding(game: str, encoding: str) -> None:
         raise AnalysisError(f"no inputs {encoding!r}: one of {', '.join(ENCODINGS)}")
     if game not in ENCODING_GAMES[encoding]:
         raise AnalysisError(f"the inputs {encoding!r} are for {', '.join(ENCODING_GAMES[encoding])}, not {game}")
-#: Each of the 36 rolls, ordered.
-_ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]
 
 
 def _bits(where: np.ndarray) -> np.ndarray:

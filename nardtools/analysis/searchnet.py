@@ -246,10 +246,10 @@ def rollout_positions(count: int, chosen: int, seed: int) -> np.ndarray:
 
 def widen(net: Network, hidden: int, seed: int, encoding: str | None = None) -> Network:
     """``net`` with ``hidden`` hidden units, and with ``encoding``'s inputs
-    (one that extends its own: ``board`` to ``contact``), the same function:
-    its own units first, the new ones with small random input weights and
-    zero output weights, the new inputs with zero weights (silent until
-    fitting moves them)."""
+    (one that extends its own: ``board`` to ``contact`` or ``blocks``), the
+    same function: its own units first, the new ones with small random input
+    weights and zero output weights, the new inputs with zero weights
+    (silent until fitting moves them)."""
     if hidden < net.w1.shape[1]:
         raise AnalysisError(f"cannot widen a network of {net.w1.shape[1]} hidden units to {hidden}")
     encoding = encoding or net.encoding
