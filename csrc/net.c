@@ -53,6 +53,22 @@ static int shots(uint32_t src, int on_bar, uint32_t blot, uint32_t open)
     return count;
 }
 
+/* nets._rear_prime_behind: of the side `me` (its checkers `occupied` as bits, bit 25 its bar), its
+ * rearmost checker's point, the longest run of `blocked` points in front of it, the lowest point of
+ * the other side's checkers `theirs` (26: none), and its checkers above that point. */
+typedef struct { int rear, prime, front, behind; } Reach;
+
+static Reach reach(const signed char *me, uint32_t occupied, uint32_t blocked, uint32_t theirs)
+{
+    Reach r;
+    r.rear = occupied ? 31 - __builtin_clz(occupied) : 0;
+    r.prime = longest_run(blocked & ((1u << r.rear) - 2));
+    r.front = theirs ? __builtin_ctz(theirs) : 26;
+    r.behind = 0;
+    for (int p = r.front + 1; p <= 25; p++) r.behind += me[p];
+    return r;
+}
+
 /* nets._side_features: shots, prime, mobility, behind of the side `me` against `opp`. */
 static void side_features(const signed char *me, const signed char *opp, int lng, float *out)
 {
@@ -68,21 +84,17 @@ static void side_features(const signed char *me, const signed char *opp, int lng
         open |= (uint32_t)(me[p] < 2) << p;
     }
     occupied |= (uint32_t)(me[25] > 0) << 25;
-    const int rear = occupied ? 31 - __builtin_clz(occupied) : 0;
-    const int prime = longest_run(blocked & ((1u << rear) - 2));
+    const Reach r = reach(me, occupied, blocked, theirs);
     int stuck = 0;   /* dice whose step from the rearmost checker lands on a held point */
-    for (int d = 1; d <= 6; d++) stuck += rear - d >= 1 && (blocked >> (rear - d) & 1);
-    const int mobile = rear > 0 ? 36 - stuck * stuck : 0;   /* a roll is stuck when both its dice are */
-    const int front = theirs ? __builtin_ctz(theirs) : 26;
-    int behind = 0;
-    for (int p = front + 1; p <= 25; p++) behind += me[p];
+    for (int d = 1; d <= 6; d++) stuck += r.rear - d >= 1 && (blocked >> (r.rear - d) & 1);
+    const int mobile = r.rear > 0 ? 36 - stuck * stuck : 0;   /* a roll is stuck when both its dice are */
     /* (only a blot with one of the other side's in front of it can be hit) */
-    const uint32_t exposed = front < 26 ? blot & ~((2u << front) - 1) : 0;
+    const uint32_t exposed = r.front < 26 ? blot & ~((2u << r.front) - 1) : 0;
     const int shot = !lng && exposed ? shots(theirs & ~1u, opp[25], blot, open) : 0;
     out[0] = (float)shot / 36.0f;
-    out[1] = (float)prime / 6.0f;
+    out[1] = (float)r.prime / 6.0f;
     out[2] = (float)mobile / 36.0f;
-    out[3] = (float)behind / 15.0f;
+    out[3] = (float)r.behind / 15.0f;
 }
 
 /* ------------------------------------------------------------------ block features (nets.block_features) */
@@ -113,11 +125,8 @@ static void block_features(const signed char *me, const signed char *opp, float 
         home_only &= p <= 6 || me[p] <= 0;
     }
     occupied |= (uint32_t)(me[25] > 0) << 25;   /* (as the contact features: none in a game of Long Nardy) */
-    const int rear = occupied ? 31 - __builtin_clz(occupied) : 0;
-    const int prime = longest_run(held & ((1u << rear) - 2));
-    const int front = held ? __builtin_ctz(held) : 26;
-    int behind = 0, ahead = 0, hemmed = 0, shut = 0, playable = 0;
-    for (int p = front + 1; p <= 25; p++) behind += me[p];
+    const Reach r = reach(me, occupied, held, held);
+    int ahead = 0, hemmed = 0, shut = 0, playable = 0;
     for (int p = 1; p <= 24; p++) {   /* (every point's count, as numpy's sums: a board may hold anything) */
         if (!me[p]) continue;
         const int low = p - 6 > 1 ? p - 6 : 1;   /* the points p-6 .. p-1 on the board */
@@ -129,8 +138,8 @@ static void block_features(const signed char *me, const signed char *opp, float 
     const uint32_t points = occupied & BOARD_POINTS;
     for (int d = 1; d <= 6; d++)   /* a checker on p > d onto p - d not held, or one on p <= d off when all are home */
         playable += ((points >> d) & ~held & BOARD_POINTS) || (home_only && (points & ((2u << d) - 2)));
-    out[0] = (float)prime / 6.0f;
-    out[1] = (float)behind / 15.0f;
+    out[0] = (float)r.prime / 6.0f;
+    out[1] = (float)r.behind / 15.0f;
     out[2] = (float)ahead / 90.0f;
     out[3] = (float)hemmed / 15.0f;
     out[4] = (float)shut / 15.0f;
@@ -138,6 +147,9 @@ static void block_features(const signed char *me, const signed char *opp, float 
     out[6] = (float)above_run(me, held, 4) / 15.0f;
     out[7] = (float)above_run(me, held, 5) / 15.0f;
 }
+
+/* Each encoding's features a side, after the board's inputs (a race network's thermometer aside). */
+static const int FEATURES[NET_ENCODINGS] = {0, 0, 4, 4, 8};
 
 /* The inputs of one board's points: four a point and side, (side * 24 + p - 1) * 4 + q. */
 #define POINT_INPUTS 192
@@ -173,18 +185,14 @@ static int sparse_inputs(const signed char *board, int encoding, int points, int
         if (pips) { index[n] = 196 + side; value[n++] = (float)pips / 100.0f; }
         if (race)
             for (int k = 1; k <= 15 && k <= c[0]; k++) { index[n] = NET_INPUTS + side * 15 + k - 1; value[n++] = 1.0f; }
-        if (encoding == NET_CONTACT_BACKGAMMON || encoding == NET_CONTACT_LONG) {
-            float f[4];
+        float f[8];   /* the encoding's features of the side, each side's after the board's inputs */
+        const int features = FEATURES[encoding];
+        if (encoding == NET_CONTACT_BACKGAMMON || encoding == NET_CONTACT_LONG)
             side_features(c, board + 26 * (1 - side), encoding == NET_CONTACT_LONG, f);
-            for (int k = 0; k < 4; k++)
-                if (f[k] != 0.0f) { index[n] = NET_INPUTS + side * 4 + k; value[n++] = f[k]; }
-        }
-        if (encoding == NET_BLOCKS_LONG) {
-            float f[8];
+        else if (encoding == NET_BLOCKS_LONG)
             block_features(c, board + 26 * (1 - side), f);
-            for (int k = 0; k < 8; k++)
-                if (f[k] != 0.0f) { index[n] = NET_INPUTS + side * 8 + k; value[n++] = f[k]; }
-        }
+        for (int k = 0; k < features; k++)
+            if (f[k] != 0.0f) { index[n] = NET_INPUTS + side * features + k; value[n++] = f[k]; }
     }
     return n;
 }

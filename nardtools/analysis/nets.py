@@ -130,10 +130,11 @@ CONTACT_INPUTS = INPUTS + 8
 BLOCKS_INPUTS = INPUTS + 16
 #: Each encoding's input count (a network's ``encoding`` in its metadata).
 ENCODINGS = {"board": INPUTS, "race": RACE_INPUTS, "contact": CONTACT_INPUTS, "blocks": BLOCKS_INPUTS}
-#: The games whose positions each encoding is made for (the blocks: Long
-#: Nardy's, where a single checker holds a point).
-ENCODING_GAMES = {"board": ("backgammon", "long"), "race": ("backgammon", "long"),
-                  "contact": ("backgammon", "long"), "blocks": ("long",)}
+#: The games whose positions each encoding is made for, those the compiled
+#: forward pass has it for (the blocks: Long Nardy's, where a single checker
+#: holds a point).
+ENCODING_GAMES = {encoding: tuple(sorted(game for e, game in _CORE_ENCODINGS if e == encoding))
+                  for encoding in ENCODINGS}
 _BIT = np.int64(1) << np.arange(26, dtype=np.int64)
 #: Each of the 36 rolls, ordered.
 _ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]
@@ -199,30 +200,46 @@ def _shots(hitter: np.ndarray, victim: np.ndarray) -> np.ndarray:
     return count
 
 
+def _long_there(opp: np.ndarray) -> np.ndarray:
+    """A Long Nardy side's checkers (n, 26 counts) at the other side's
+    points: its point q is the other's q + 12 (mod 24); no bar."""
+    there = np.zeros_like(opp)
+    there[:, 1:25] = np.roll(opp[:, 1:25], 12, axis=1)
+    return there
+
+
+def _rear_prime_behind(me: np.ndarray, there: np.ndarray, blocked: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Of one side (``me``; ``there`` the other side's checkers at its
+    points, ``blocked`` the points it cannot land on, as bits): its rearmost
+    checker's point, the longest run of blocked points in front of it, and
+    its checkers with one of the other side's in front of them."""
+    occupied = _bits(me > 0) & ~np.int64(1)
+    rear = np.where(occupied > 0, np.floor(np.log2(np.maximum(occupied, 1))).astype(np.int64), 0)
+    prime = _longest_run(blocked & ((np.int64(1) << rear) - 2))
+    theirs = _bits(there[:, :25] > 0)
+    front = np.where(theirs > 0, np.log2(np.maximum(theirs & -theirs, 1)).astype(np.int64), 26)
+    behind = np.where(np.arange(26) > front[:, None], me, 0)[:, 1:26].sum(axis=1)
+    return rear, prime, behind
+
+
 def _side_features(me: np.ndarray, opp: np.ndarray, game: str) -> np.ndarray:
     """The four contact features of one side (:func:`contact_features`)."""
     n = len(me)
-    if game == "long":   # the opponent's point q is my point q + 12 (mod 24); no bar, no hitting
-        there = np.zeros_like(opp)
-        there[:, 1:25] = np.roll(opp[:, 1:25], 12, axis=1)
+    if game == "long":   # no bar, no hitting
+        there = _long_there(opp)
         blocked = _bits(there > 0)
         shots = np.zeros(n, np.int64)
     else:                # the opponent's point q is my point 25 - q, its bar my 0
         there = opp[:, ::-1]
         blocked = _bits(there >= 2) & ~np.int64(1 | 1 << 25)
         shots = _shots(opp, me)
-    occupied = _bits(me > 0) & ~np.int64(1)
-    rear = np.where(occupied > 0, np.floor(np.log2(np.maximum(occupied, 1))).astype(np.int64), 0)
-    prime = _longest_run(blocked & ((np.int64(1) << rear) - 2))
+    rear, prime, behind = _rear_prime_behind(me, there, blocked)
     mobile = np.zeros(n, np.int64)
     for a, b in _ROLLS:
         ok = np.zeros(n, bool)
         for d in {a, b}:
             ok |= (rear - d <= 0) | ((blocked >> np.maximum(rear - d, 0)) & 1 == 0)
         mobile += ok & (rear > 0)
-    theirs = _bits(there[:, :25] > 0)
-    front = np.where(theirs > 0, np.log2(np.maximum(theirs & -theirs, 1)).astype(np.int64), 26)
-    behind = np.where(np.arange(26) > front[:, None], me, 0)[:, 1:26].sum(axis=1)
     out = np.empty((n, 4), np.float32)
     out[:, 0] = shots.astype(np.float32) / np.float32(36)
     out[:, 1] = prime.astype(np.float32) / np.float32(6)
@@ -272,8 +289,10 @@ def _run_from(held: np.ndarray, length: int) -> np.ndarray:
 def _block_side(me: np.ndarray, opp: np.ndarray) -> np.ndarray:
     """The eight block features of one side (:func:`block_features`)."""
     n = len(me)
-    contact = _side_features(me, opp, "long")
-    there = np.roll(opp[:, 1:25], 12, axis=1) > 0          # the opponent's checkers at my points 1-24
+    theirs = _long_there(opp)
+    held = _bits(theirs > 0)
+    _, prime, behind = _rear_prime_behind(me, theirs, held)
+    there = theirs[:, 1:25] > 0                             # the points 1-24 the opponent holds
     count = me[:, 1:25]
     reach = np.concatenate([np.zeros((n, 1), np.int64), np.cumsum(there, axis=1)], axis=1)
     p = np.arange(1, 25)
@@ -285,10 +304,9 @@ def _block_side(me: np.ndarray, opp: np.ndarray) -> np.ndarray:
         lands[:, d:] = ~there[:, :24 - d]                 # from p > d onto p - d, when not held
         lands[:, :d] = home_only                          # off the board, when all are home
         playable += ((count > 0) & lands).any(axis=1)
-    held = _bits(np.concatenate([np.zeros((n, 1), bool), there], axis=1))
     out = np.empty((n, 8), np.float32)
-    out[:, 0] = contact[:, 1]
-    out[:, 1] = contact[:, 3]
+    out[:, 0] = prime.astype(np.float32) / np.float32(6)
+    out[:, 1] = behind.astype(np.float32) / np.float32(15)
     out[:, 2] = (count * held_ahead).sum(axis=1).astype(np.float32) / np.float32(90)
     out[:, 3] = (count * (held_ahead >= 3)).sum(axis=1).astype(np.float32) / np.float32(15)
     out[:, 4] = (count * (held_ahead >= 5)).sum(axis=1).astype(np.float32) / np.float32(15)
