@@ -131,23 +131,53 @@ def _rollouts(job: tuple[np.ndarray, int, str]) -> list[tuple[list[float], float
     return out
 
 
+def _partial(path: Path) -> Path:
+    return path.with_name(path.stem + ".partial.npz")
+
+
+def _save(path: Path, **arrays: np.ndarray) -> None:
+    """Write an ``.npz`` whole or not at all (a temporary file renamed over it)."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_bytes(buffer.getvalue())
+    temporary.replace(path)
+
+
 def build_set(path: Path, count: int, games: int, jobs: int, old: str, rev: str, player: str | None = None) -> None:
+    """Roll out the set's positions, ten at a time.  After each ten the rollouts
+    done so far are kept beside ``path`` (``NAME.partial.npz``), and a build
+    stopped part way goes on from there when the same command runs again."""
     began = time.perf_counter()
     rows = set_positions(count, old)
-    chunks = [(rows[k:k + 10], games, player or old) for k in range(0, len(rows), 10)]
-    with Pool(jobs) as pool:
-        done = [item for part in pool.map(_rollouts, chunks) for item in part]
     who = load_networks("long", player).name if player else f"nardtools-long 0.2 (git {rev})"
+    key = json.dumps({"positions": len(rows), "games": games, "player": who})
+    done: list[tuple[list[float], float, float]] = []
+    spent = 0.0
+    if _partial(path).exists():
+        with np.load(_partial(path)) as kept:
+            if str(kept["key"]) == key:
+                done = [(list(p), float(e), float(s)) for p, e, s in zip(kept["probabilities"], kept["equity"],
+                                                                        kept["stderr"])]
+                spent = float(kept["seconds"])
+    if done:
+        print(f"going on from {len(done)} positions rolled out before ({_partial(path)})", flush=True)
+    chunks = [(rows[k:k + 10], games, player or old) for k in range(len(done), len(rows), 10)]
+    with Pool(jobs) as pool:
+        for part in pool.imap(_rollouts, chunks):
+            done += part
+            _save(_partial(path), key=np.array(key), probabilities=np.array([d[0] for d in done]),
+                  equity=np.array([d[1] for d in done]), stderr=np.array([d[2] for d in done]),
+                  seconds=np.array(spent + time.perf_counter() - began))
+            print(f"{len(done)} of {len(rows)} positions", flush=True)
     how = {"positions": len(rows), "games_per_position": games, "player": f"{who} at 0-ply, "
            "shipped race network", "truncation": "none (to the end)", "variance_reduction":
-           "the first two rolls stratified over the 36 x 36 pairs", "seconds": round(time.perf_counter() - began),
+           "the first two rolls stratified over the 36 x 36 pairs", "seconds": round(spent + time.perf_counter() - began),
            "command": " ".join(["python", *sys.argv])}
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, rows=rows, probabilities=np.array([d[0] for d in done]),
-                        equity=np.array([d[1] for d in done]), stderr=np.array([d[2] for d in done]),
-                        how=np.array(json.dumps(how)))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(buffer.getvalue())
+    _save(path, rows=rows, probabilities=np.array([d[0] for d in done]), equity=np.array([d[1] for d in done]),
+          stderr=np.array([d[2] for d in done]), how=np.array(json.dumps(how)))
+    _partial(path).unlink()
     print(f"{len(rows)} positions rolled out {games} times each in {how['seconds']} s -> {path}")
 
 

@@ -139,6 +139,19 @@ def test_console_script_help_starts_without_heavy_imports():
     assert not {"pandas", "matplotlib", "numpy"} & modules_after("from nardtools.cli import app")
 
 
+def test_a_middle_game_hint_loads_no_race_or_bear_off_code():
+    """The race's odds and the bear-off databases load when a position is a
+    race, not for every hint: start-up is most of a 0-ply hint's time."""
+    code = ("from nardtools.cli import main\nimport sys\nsys.argv = ['nardtools', 'hint', "
+            "'long X 24:9,22:2,19:2,16:1,13:1 / 24:8,20:3,17:2,14:2', '53']\ntry:\n    main()\n"
+            "except SystemExit:\n    pass")
+    loaded = modules_after(code)
+    assert "nardtools.analysis.evaluate" in loaded  # the hint really ran
+    assert not {"nardtools.analysis.race", "nardtools.analysis.bearoff", "pandas", "matplotlib"} & loaded
+    race = modules_after(code.replace("24:9,22:2,19:2,16:1,13:1 / 24:8,20:3,17:2,14:2", "6:3,5:2 / 6:2,4:3"))
+    assert "nardtools.analysis.bearoff" in race
+
+
 def test_convert_round_trip(tmp_path):
     source = ROOT / "tests" / "fixtures" / "gnubg-standard-5-90001.mat"
     nrd, mat, again = tmp_path / "a.nrd", tmp_path / "b.mat", tmp_path / "c.nrd"

@@ -36,16 +36,16 @@ other can be read from a CSV file with :func:`read_met`.
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import AnalysisError
-from .race import RaceOdds, outcome_values, valued_outcomes
+if TYPE_CHECKING:  # the race module (and its bear-off databases) loads when a race is valued
+    from .race import RaceOdds
 
 #: The usual cube efficiency in races.
 RACE_CUBE_EFFICIENCY = 0.68
@@ -70,6 +70,8 @@ class CubeHint:
 def win_values(odds: RaceOdds, values: tuple[float, float, float] = (1, 2, 2)) -> tuple[float, float]:
     """Average value of a win and of a loss for the side on roll, with a
     single, a gammon/mars and a home mars worth ``values``."""
+    from .race import valued_outcomes
+
     won, lost = valued_outcomes(odds, values)
     p, q = odds.p_win, 1 - odds.p_win
     return (won / p if p > 0 else values[0]), (lost / q if q > 0 else values[0])
@@ -181,6 +183,8 @@ def read_met(path: str | Path) -> MatchEquityTable:
     ``a``, column ``b``; fractions or percentages), and optionally a row
     starting ``post`` with the post-Crawford equities.  Without one, the
     post-Crawford entries are taken from the table's row 1 mirrored."""
+    import csv
+
     from ..notation.sniff import read_text_file
 
     rows: list[tuple[float, ...]] = []
@@ -258,6 +262,7 @@ def cube_hints(odds: RaceOdds, setup: Any, rules: Any, *, cube_owner: str | None
     and match play when the setup has a match length.  Outcomes are valued by
     ``rules``' scoring table."""
     from ..game import may_double
+    from .race import outcome_values
 
     values = outcome_values(rules)
     pos = setup.position

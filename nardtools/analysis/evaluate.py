@@ -592,14 +592,14 @@ def database_probabilities(rules: Rules, rows: np.ndarray, points: int | None = 
     database of six points or more they fit (``points``: that one, built if
     need be).  The one-sided formula of :func:`.race.race_odds`, for every
     row at once."""
-    from .bearoff import MAX_ROLLS, BearoffDatabase, cached_points, position_indices
-
     rows = np.asarray(rows, np.int8).reshape(-1, 52)
     reach = race_reach(rows)   # (in_domain of each size, from one look at the rows)
     used = np.zeros(len(rows), np.int64)
     p = np.zeros((len(rows), len(CLASSES[rules.game.value])))
     if not ((reach > 0) & (reach <= 12)).any():
         return p, used
+    from .bearoff import MAX_ROLLS, BearoffDatabase, cached_points, position_indices  # only for a race
+
     sizes = [points] if points else sorted(p for p in cached_points() if p >= 6) or [6]
     for size in reversed(sizes):  # the smallest database both sides fit
         used[(reach > 0) & (reach <= size)] = size
