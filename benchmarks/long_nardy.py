@@ -6,6 +6,8 @@ acceptance): head to head, and its errors against a fixed set of rollouts.
     python benchmarks/long_nardy.py --build-set 1000 --rollout-games 288 --jobs 2   # once; committed
     python benchmarks/long_nardy.py --build-set 1000 --rollout-games 1296 --player-rev a6bb6ec \
         --set benchmarks/data/long-rollouts-0.4.npz
+    python benchmarks/long_nardy.py --build-set 1000 --rollout-games 1296 --player-rev 3ad8711 \
+        --set benchmarks/data/long-rollouts-0.7.npz
     python benchmarks/long_nardy.py --games 1000 --new-ply 1   # the new network's own look-ahead against 0.2
     python benchmarks/long_nardy.py --games 20000 --seed 2026   # other dice than the documented figures' (707)
 
@@ -25,11 +27,13 @@ shipped race network (``nardtools.analysis.evaluate.rollout``: the first two rol
 stratified over the 36 x 36 pairs, the later dice seeded; no truncation).
 The positions are seeded, so every set holds the same ones.  Kept as
 ``.npz`` (rows, rollout probabilities, equities and their standard errors,
-and how they were made).  Two are committed: ``long-rollouts.npz``, 288
-games a position by 0.2, and ``long-rollouts-0.4.npz``, 1,296 by 0.4 (a
-stronger player, and a standard error half as large).  Each network (the
-new one, 0.2 and any ``--also``) is measured on each set given (``--set``,
-default both).  Each network's error at each ply is the
+and how they were made); a build keeps its rollouts beside the set every ten
+positions (``NAME.partial.npz``) and, run again, goes on from them.  Three
+are committed: ``long-rollouts.npz``, 288 games a position by 0.2,
+``long-rollouts-0.4.npz``, 1,296 by 0.4 (a stronger player, and a standard
+error half as large), and ``long-rollouts-0.7.npz``, 1,296 by 0.7, the
+strongest.  Each network (the new one, 0.2 and any ``--also``) is measured
+on each set given (``--set``, default all three).  Each network's error at each ply is the
 mean |equity - rollout equity| over the set (and the share of positions
 where it exceeds 0.1), and its root mean square with the rollouts' own noise
 taken out (the mean squared error less the mean squared standard error: the
@@ -60,7 +64,7 @@ from nardtools.analysis.nets import equity  # noqa: E402
 from nardtools.analysis.selfplay import MatchResult, NetPlayer, series, series_in_processes  # noqa: E402
 
 RULESET = find_ruleset("long")
-SETS = [ROOT / "benchmarks" / "data" / "long-rollouts.npz", ROOT / "benchmarks" / "data" / "long-rollouts-0.4.npz"]
+SETS = [ROOT / "benchmarks" / "data" / f"long-rollouts{tail}.npz" for tail in ("", "-0.4", "-0.7")]
 OLD_REV = "2330bc0"
 
 
@@ -218,8 +222,8 @@ def main() -> None:
     ap.add_argument("--new-ply", type=int, default=0, choices=(0, 1, 2), help="The new network's look-ahead in the "
                     "head to head (the acceptance's is 0; 1 shows how far its own look-ahead plays above 0.2).")
     ap.add_argument("--plies", default="0,1")
-    ap.add_argument("--set", type=Path, action="append", help="A rollout set to measure on (default both "
-                    "committed ones), or the one --build-set writes.")
+    ap.add_argument("--set", type=Path, action="append", help="A rollout set to measure on (default the "
+                    "three committed ones), or the one --build-set writes.")
     ap.add_argument("--also", action="append", default=[], help="Another main network measured on the sets.")
     ap.add_argument("--build-set", type=int, default=0, help="Build the rollout set of this many positions.")
     ap.add_argument("--rollout-games", type=int, default=288)

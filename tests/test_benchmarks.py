@@ -49,6 +49,17 @@ def test_the_long_nardy_benchmark_builds_its_set_and_measures(tmp_path):
         how = json.loads(str(data["how"]))
         assert data["rows"].shape == (3, 52) and data["probabilities"].shape == (3, 7) and len(data["equity"]) == 3
         assert how["games_per_position"] == 4 and how["truncation"].startswith("none")
+    assert not (tmp_path / "set.partial.npz").exists()  # the rollouts kept along the way, gone once the set is
+    # a build stopped part way goes on from the rollouts it kept (here marked, to see that they are the ones used)
+    with np.load(path) as data:
+        key = json.dumps({"positions": 3, "games": 4, "player": "nardtools-long 0.2 (git 2330bc0)"})
+        np.savez(tmp_path / "again.partial.npz", key=np.array(key), probabilities=data["probabilities"],
+                 equity=data["equity"] + 9, stderr=data["stderr"], seconds=np.array(5.0))
+        again = _run("benchmarks/long_nardy.py", "--build-set", "3", "--rollout-games", "4", "--jobs", "1", "--set",
+                     str(tmp_path / "again.npz"))
+        assert "going on from 3 positions rolled out before" in again
+        with np.load(tmp_path / "again.npz") as resumed:
+            assert np.array_equal(resumed["equity"], data["equity"] + 9)
     text = _run("benchmarks/long_nardy.py", "--games", "4", "--jobs", "1", "--plies", "0", "--set", str(path))
     assert "4 games in seat-swapped pairs with shared dice" in text
     assert sum(line.split(" | ")[1:2] == ["0"] for line in text.splitlines()) == 2  # both networks, 0-ply, on the set

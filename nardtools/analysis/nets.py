@@ -588,10 +588,11 @@ class Network:
             return (f"nardtools-{self.game}-{'race' if self.is_race else 'prune'}-{version} "
                     f"({self.meta.get('positions', 0):,} positions)")
         if self.meta.get("generation"):  # trained on search targets (.searchnet)
-            rollouts = int(self.meta.get("rollouts", 0))
+            rollouts, outcomes = int(self.meta.get("rollouts", 0)), int(self.meta.get("outcome_positions", 0))
             return (f"nardtools-{self.game}-{version} (generation {self.meta['generation']}: "
                     f"{self.meta.get('positions', 0):,} positions at {self.meta.get('ply', 1)}-ply"
-                    f"{f', {rollouts:,} on rollouts' if rollouts else ''})")
+                    f"{f', {rollouts:,} on rollouts' if rollouts else ''}"
+                    f"{f'; outputs refitted to {outcomes:,} self-play outcomes' if outcomes else ''})")
         return f"nardtools-{self.game}-{version} ({self.meta.get('games', 0):,} games)"
 
     def hidden(self, x: np.ndarray) -> np.ndarray:

@@ -187,19 +187,25 @@ def _computed(work: Callable[[Any], None], todo: list[Any], folder: Path, paths:
     folder.mkdir(parents=True, exist_ok=True)
     if progress:
         progress((len(paths) - len(todo)) * size)
+    run_parts(work, todo, jobs, (lambda: progress(size)) if progress else None)
+    return _parts(folder, paths)
+
+
+def run_parts(work: Callable[[Any], None], todo: list[Any], jobs: int, done: Callable[[], None] | None) -> None:
+    """``work`` of each job of ``todo`` (each writes its own part), in ``jobs``
+    processes when there are several jobs; ``done()`` after each."""
     if jobs > 1 and len(todo) > 1:
         from multiprocessing import get_context
 
         with get_context("spawn").Pool(jobs) as pool:
             for _ in pool.imap_unordered(work, todo):
-                if progress:
-                    progress(size)
+                if done:
+                    done()
     else:
         for job in todo:
             work(job)
-            if progress:
-                progress(size)
-    return _parts(folder, paths)
+            if done:
+                done()
 
 
 def _part_paths(folder: Path, count: int, size: int) -> list[Path]:

@@ -69,10 +69,11 @@ _TRAINING_OPTIONS = {
                "with_run", "rollouts", "rollout_games", "collect_with", "epochs", "seed", "hidden", "halving",
                "jobs"},
     "prune": {"game", "games", "prune", "epochs", "seed", "hidden", "parent", "halving"},
+    "outcomes": {"game", "games", "outcomes", "parent", "pull", "seed", "jobs"},
 }
 #: What a resumed run of each kind still takes from the command line: how far to go (it keeps its settings).
 _RESUMED_OPTIONS = {"td": {"games", "database"}, "race": {"race", "epochs"}, "search": {"search", "epochs", "jobs"},
-                    "prune": {"prune", "epochs"}}
+                    "prune": {"prune", "epochs"}, "outcomes": {"outcomes", "jobs"}}
 #: The options every kind of run reads, resumed or not.
 _ANY_RUN_OPTIONS = {"output", "resume", "quiet"}
 
@@ -89,7 +90,7 @@ def train_command(
     game: Annotated[Game, typer.Option("--game", help="The game to learn (its standard ruleset).")] = Game.long,
     games: Annotated[int | None, typer.Option("--games", min=1, max=100_000_000, help=(
         "Train until this many games in all (default 100,000); with --race, the self-play games whose race "
-        "positions it learns (default 5,000)."))] = None,
+        "positions it learns (default 5,000); with --outcomes, the games whose outcomes it learns."))] = None,
     race: Annotated[bool, typer.Option("--race", help="Train the game's race network instead: supervised on "
                                        "the bear-off database's odds of self-play race positions.")] = False,
     search: Annotated[bool, typer.Option("--search", help=(
@@ -99,12 +100,17 @@ def train_command(
         "Train the game's pruning network instead: supervised on the --parent evaluator's probabilities of "
         "every result of self-play positions' rolls; it screens a roll's plays inside the look-ahead "
         "(--hidden default 64)."))] = False,
+    outcomes: Annotated[bool, typer.Option("--outcomes", help=(
+        "Refit the game's main network's output layer instead: to the outcomes of --games self-play games "
+        "(default 40,000) of the --parent at 0-ply, its hidden layer kept."))] = False,
+    pull: Annotated[float, typer.Option("--pull", min=0.0, max=1.0, help=(
+        "With --outcomes: how strongly the refitted weights are held to the parent's (an L2 penalty)."))] = 1e-4,
     search_ply: Annotated[int, typer.Option("--search-ply", min=0, max=2, help=(
         "With --search: the look-ahead whose probabilities are the targets (0: the parent's own, for a run "
         "whose targets are all --rollouts)."))] = 1,
     parent: Annotated[Path | None, typer.Option("--parent", help=(
-        "With --search: the main network whose look-ahead is learned; with --prune: the one it screens for "
-        "(default the shipped one)."))] = None,
+        "With --search: the main network whose look-ahead is learned; with --prune: the one it screens for; "
+        "with --outcomes: the one refitted (default the shipped one)."))] = None,
     explore: Annotated[float, typer.Option("--explore", min=0.0, max=1.0, help=(
         "With --search: the chance that a self-play side plays a random result instead of its best."))] = 0.1,
     alternatives: Annotated[int, typer.Option("--alternatives", min=0, max=50, help=(
@@ -140,7 +146,8 @@ def train_command(
         "With --race: also learn the opponent's best reply to this many of its 21 rolls, after the play chosen "
         "and after one other (the positions a 1-ply look-ahead weighs, as it weighs them)."))] = 0,
     jobs: Annotated[int, typer.Option("--jobs", min=1, max=64, help=(
-        "With --race or --search: processes that compute the targets of the positions collected."))] = 1,
+        "With --race or --search: processes that compute the targets of the positions collected; with "
+        "--outcomes: that play the games."))] = 1,
     output: Annotated[Path | None, typer.Option("--output", help="The run's folder (default train-GAME); "
                                                    "it must not hold a run already.")] = None,
     resume: Annotated[Path | None, typer.Option("--resume", help="Continue the run kept in this folder "
@@ -178,13 +185,15 @@ def train_command(
         raise fail("--resume continues a run in its own folder; leave out --output")
     search = search or (resume is not None and (resume / "targets").is_dir())  # a search run resumes as one
     prune = prune or (resume is not None and (resume / "targets.npy").is_file())  # a pruning run resumes as one
-    if sum((race, search, prune)) > 1:
-        raise fail("--race, --search and --prune train different networks: choose one")
-    kind = "race" if race else "search" if search else "prune" if prune else "td"
+    outcomes = outcomes or (resume is not None and (resume / "outcomes").is_dir())  # an outcome refit resumes as one
+    if sum((race, search, prune, outcomes)) > 1:
+        raise fail("--race, --search, --prune and --outcomes train different networks: choose one")
+    kind = "race" if race else "search" if search else "prune" if prune else "outcomes" if outcomes else "td"
     flags, given = _options(ctx)
     reads = _RESUMED_OPTIONS[kind] if resume is not None else _TRAINING_OPTIONS[kind]
     unread = ", ".join(flag for name, flag in flags.items() if name in given - reads - _ANY_RUN_OPTIONS)
-    what = {"td": "a self-play (TD) run", "race": "a --race run", "search": "a --search run", "prune": "a --prune run"}
+    what = {"td": "a self-play (TD) run", "race": "a --race run", "search": "a --search run", "prune": "a --prune run",
+            "outcomes": "an --outcomes run"}
     if unread and resume is not None:
         takes = " and ".join(flag for name, flag in flags.items() if name in _RESUMED_OPTIONS[kind] - {kind})
         raise fail(f"{unread}: a resumed run keeps the settings it was started with ({what[kind]} continues "
@@ -206,6 +215,10 @@ def train_command(
     if prune:
         _train_prune(game.value, folder, resume is not None, games, epochs, seed, hidden or 64, parent, halving,
                      command_line, quiet)
+        return
+    if outcomes:
+        _train_outcomes(game.value, folder, resume is not None, 40_000 if games is None else games, seed, parent, pull,
+                        jobs, command_line, quiet)
         return
     if search:
         _train_search(game.value, folder, resume is not None, games, epochs, search_ply, seed, hidden, parent,
@@ -279,6 +292,24 @@ def _train_prune(game: str, folder: Path, resume: bool, games: int | None, epoch
                       hidden=hidden, seed=seed, weights=_path(parent), halving=halving, resume=resume,
                       commands=[command_line], progress=progress, report=_epoch_report(quiet))
     _fitted("pruning", net, folder)
+
+
+def _train_outcomes(game: str, folder: Path, resume: bool, games: int, seed: int, parent: Path | None, pull: float,
+                    jobs: int, command_line: str, quiet: bool) -> None:
+    from ..analysis.outcomenet import train_outcomes
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if not quiet and (stage == "refit" or done % 10_000 == 0 or done == total):
+            typer.echo(f"refitting the outputs to {total:,} positions' outcomes" if stage == "refit"
+                       else f"{stage}: {done:,} of {total:,}", err=True)
+
+    net = train_outcomes(game, folder, games=games, seed=seed, weights=_path(parent), pull=pull, jobs=jobs,
+                         resume=resume, commands=[command_line], progress=progress)
+    before, after = net.meta["held_out_cross_entropy"]
+    typer.echo(f"main network's outputs refitted to {net.meta['outcome_positions']:,} positions of "
+               f"{net.meta['outcome_games']:,} games: held-out cross-entropy {before:.4f} before, {after:.4f} after "
+               f"({net.meta['held_out_positions']:,} positions of every tenth game); checkpoint "
+               f"{folder / 'checkpoint.npz'}")
 
 
 def _epoch_report(quiet: bool) -> Callable[[int, float, dict[str, float]], None]:
