@@ -79,7 +79,7 @@ def test_a_run_keeps_its_settings_and_names_the_refit(tmp_path, monkeypatch):
     net = Network.load(folder / "checkpoint.npz")
     parent = load_networks("backgammon").main
     assert np.array_equal(net.w1, parent.w1) and not np.array_equal(net.w2, parent.w2)
-    assert "outputs refitted to" in net.name and net.meta["outcome_games"] == 20
+    assert "outputs refitted to" in net.name and net.meta["outcomes"]["games"] == 20
     assert net.meta["commands"][0].startswith("nardtools train --game backgammon --outcomes")
     assert parent.name in net.meta["lineage"]
     again = CliRunner().invoke(app, ["train", "--game", "backgammon", "--outcomes", "--games", "20",
@@ -98,4 +98,4 @@ def test_an_outcome_refit_starts_from_a_parent_given(tmp_path):
     path = tmp_path / "parent.npz"
     Network(parent.game, parent.w1, parent.b1, parent.w2, parent.b2, {**parent.meta, "version": "p"}).save(path)
     net = train_outcomes("long", tmp_path / "run", games=3, weights=str(path), seed=1)
-    assert net.meta["lineage"][-1].startswith("nardtools-long-p ") and net.meta["outcome_games"] == 3
+    assert net.meta["lineage"][-1].startswith("nardtools-long-p ") and net.meta["outcomes"]["games"] == 3

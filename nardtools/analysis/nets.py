@@ -588,7 +588,7 @@ class Network:
             return (f"nardtools-{self.game}-{'race' if self.is_race else 'prune'}-{version} "
                     f"({self.meta.get('positions', 0):,} positions)")
         if self.meta.get("generation"):  # trained on search targets (.searchnet)
-            rollouts, outcomes = int(self.meta.get("rollouts", 0)), int(self.meta.get("outcome_positions", 0))
+            rollouts, outcomes = int(self.meta.get("rollouts", 0)), int(self.meta.get("outcomes", {}).get("positions", 0))
             return (f"nardtools-{self.game}-{version} (generation {self.meta['generation']}: "
                     f"{self.meta.get('positions', 0):,} positions at {self.meta.get('ply', 1)}-ply"
                     f"{f', {rollouts:,} on rollouts' if rollouts else ''}"

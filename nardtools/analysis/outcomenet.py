@@ -26,8 +26,9 @@ the whole network learns their noise: docs/analysis.md).
    weights; every tenth game (index 9 mod 10) held out to measure it.
 
 The run's folder keeps ``settings.json``, ``outcomes/`` and
-``checkpoint.npz``, whose metadata keeps the command, the games and the
-held-out cross-entropy before and after.
+``checkpoint.npz``, whose metadata keeps the command and, under
+``outcomes``, the games, positions, pull and the held-out cross-entropy
+before and after.
 """
 
 from __future__ import annotations
@@ -207,11 +208,13 @@ def train_outcomes(game: str, folder: Path, *, games: int, seed: int = 1, weight
     parent = load_networks(game, weights).main
     held_out = index % HELD_OUT_EVERY == HELD_OUT_EVERY - 1
     net, how = refit_outputs(parent, rows, outcomes, held_out, pull=float(settings["pull"]), seed=int(settings["seed"]))
-    net.meta.update(kind="main", outcome_games=total, outcome_positions=int((~held_out).sum()), outcome_pull=settings["pull"],
-                    outcome_seed=int(settings["seed"]), **how, seconds=round(time.perf_counter() - began),
+    fitted = int((~held_out).sum())
+    net.meta.update(kind="main", outcomes={"games": total, "positions": fitted, "pull": settings["pull"],
+                                           "seed": int(settings["seed"]), **how,
+                                           "seconds": round(time.perf_counter() - began)},
                     method=(f"{parent.meta.get('method', 'trained')}; then its output layer refitted (Newton, "
                             f"cross-entropy, pull {settings['pull']} towards its weights) to the outcomes of "
-                            f"{int((~held_out).sum()):,} positions of {total:,} of its own self-play games at 0-ply"),
+                            f"{fitted:,} positions of {total:,} of its own self-play games at 0-ply"),
                     lineage=[*parent.meta.get("lineage", []), parent.name],
                     parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])],
                     commands=list(commands or []))

@@ -305,11 +305,11 @@ def _train_outcomes(game: str, folder: Path, resume: bool, games: int, seed: int
 
     net = train_outcomes(game, folder, games=games, seed=seed, weights=_path(parent), pull=pull, jobs=jobs,
                          resume=resume, commands=[command_line], progress=progress)
-    before, after = net.meta["held_out_cross_entropy"]
-    typer.echo(f"main network's outputs refitted to {net.meta['outcome_positions']:,} positions of "
-               f"{net.meta['outcome_games']:,} games: held-out cross-entropy {before:.4f} before, {after:.4f} after "
-               f"({net.meta['held_out_positions']:,} positions of every tenth game); checkpoint "
-               f"{folder / 'checkpoint.npz'}")
+    how = net.meta["outcomes"]
+    before, after = how["held_out_cross_entropy"]
+    typer.echo(f"main network's outputs refitted to {how['positions']:,} positions of {how['games']:,} games: "
+               f"held-out cross-entropy {before:.4f} before, {after:.4f} after ({how['held_out_positions']:,} "
+               f"positions of every tenth game); checkpoint {folder / 'checkpoint.npz'}")
 
 
 def _epoch_report(quiet: bool) -> Callable[[int, float, dict[str, float]], None]:
