@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AnalysisError
+
 if TYPE_CHECKING:  # the race module (and its bear-off databases) loads when a race is valued
     from .race import RaceOdds
 

@@ -169,7 +169,7 @@ def refit_outputs(net: Network, rows: np.ndarray, outcomes: np.ndarray, held_out
     refit = Network(net.game, net.w1.copy(), net.b1.copy(), w[:-1].astype(np.float32), w[-1].astype(np.float32),
                     dict(net.meta))
     return refit, {"held_out_cross_entropy": [round(sum(before), 5), round(sum(after), 5)],
-                   "held_out_by_output": [before, after], "held_out_positions": int(len(test))}
+                   "held_out_by_output": [before, after], "held_out_positions": len(test)}
 
 
 def train_outcomes(game: str, folder: Path, *, games: int, seed: int = 1, weights: str | None = None,
