@@ -59,6 +59,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nardtools import find_ruleset  # noqa: E402
+from nardtools._io import write_atomically  # noqa: E402
 from nardtools.analysis.evaluate import Evaluator, load_networks  # noqa: E402
 from nardtools.analysis.nets import equity  # noqa: E402
 from nardtools.analysis.selfplay import MatchResult, NetPlayer, series, series_in_processes  # noqa: E402
@@ -140,13 +141,16 @@ def _partial(path: Path) -> Path:
 
 
 def _save(path: Path, **arrays: np.ndarray) -> None:
-    """Write an ``.npz`` whole or not at all (a temporary file renamed over it)."""
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_bytes(buffer.getvalue())
-    temporary.replace(path)
+    write_atomically(path, buffer.getvalue())
+
+
+def _rolled(done: list[tuple[list[float], float, float]]) -> dict[str, np.ndarray]:
+    """Rollouts as the set's arrays."""
+    return {"probabilities": np.array([d[0] for d in done]), "equity": np.array([d[1] for d in done]),
+            "stderr": np.array([d[2] for d in done])}
 
 
 def build_set(path: Path, count: int, games: int, jobs: int, old: str, rev: str, player: str | None = None) -> None:
@@ -171,16 +175,14 @@ def build_set(path: Path, count: int, games: int, jobs: int, old: str, rev: str,
     with Pool(jobs) as pool:
         for part in pool.imap(_rollouts, chunks):
             done += part
-            _save(_partial(path), key=np.array(key), probabilities=np.array([d[0] for d in done]),
-                  equity=np.array([d[1] for d in done]), stderr=np.array([d[2] for d in done]),
+            _save(_partial(path), key=np.array(key), **_rolled(done),
                   seconds=np.array(spent + time.perf_counter() - began))
             print(f"{len(done)} of {len(rows)} positions", flush=True)
     how = {"positions": len(rows), "games_per_position": games, "player": f"{who} at 0-ply, "
            "shipped race network", "truncation": "none (to the end)", "variance_reduction":
            "the first two rolls stratified over the 36 x 36 pairs", "seconds": round(spent + time.perf_counter() - began),
            "command": " ".join(["python", *sys.argv])}
-    _save(path, rows=rows, probabilities=np.array([d[0] for d in done]), equity=np.array([d[1] for d in done]),
-          stderr=np.array([d[2] for d in done]), how=np.array(json.dumps(how)))
+    _save(path, rows=rows, **_rolled(done), how=np.array(json.dumps(how)))
     _partial(path).unlink()
     print(f"{len(rows)} positions rolled out {games} times each in {how['seconds']} s -> {path}")
 

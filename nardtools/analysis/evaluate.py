@@ -505,21 +505,25 @@ def roll_pairs(k: np.ndarray) -> np.ndarray:
 
 
 def play_out(ev: Evaluator, boards: np.ndarray, dice_of: Callable[[int], np.ndarray], *,
-             truncate: int = 0) -> np.ndarray:
+             truncate: int = 0, seen: Callable[[np.ndarray, np.ndarray, int], None] | None = None) -> np.ndarray:
     """The games from ``boards`` (rows, each seen by its side on roll) played
     in lock step by ``ev`` at 0-ply on both sides
     (:func:`.selfplay.drive_many`: ``dice_of(plays)`` is a row of two dice for
     every game): each game's result as the side on roll at its start sees it,
     exact where the game ended, the network's probabilities where ``truncate``
-    > 0 plays stopped it."""
+    > 0 plays stopped it.  ``seen(rows, games, plays)``, when given, is told
+    of every turn's chosen results (seen by the side that rolls next), the
+    games they are of, and the plays made in each so far."""
     from .selfplay import best_per_roll, drive_many
 
     last = np.zeros((len(boards), len(CLASSES[ev.game])))
 
-    def choose(rows: np.ndarray, counts: np.ndarray, _turn: int, games: np.ndarray) -> np.ndarray:
+    def choose(rows: np.ndarray, counts: np.ndarray, turn: int, games: np.ndarray) -> np.ndarray:
         p, _, _ = ev.probabilities(rows)
         best = best_per_roll(equity(p, ev.game, ev.rules), counts)
         last[games] = p[best]  # as the side that rolls next sees it
+        if seen is not None:
+            seen(rows[best], games, turn + 1)
         return best
 
     done = drive_many(ev.rules, boards, dice_of, choose, stop_after=truncate)

@@ -13,7 +13,7 @@ the whole network learns their noise: docs/analysis.md).
 
 1. **Games** (:func:`outcome_part`): ``games`` self-play games of the
    parent at 0-ply, the best result of every roll on both sides, seeded
-   dice, :data:`PART` at a time in lock step (:func:`.selfplay.drive_many`).
+   dice, :data:`PART` at a time in lock step (:func:`.evaluate.play_out`).
    Every position the main network answers for (no finished game, no race
    the race network takes) is kept with the outcome of its game as its side
    on roll sees it: the indicators of the outcome classes
@@ -61,41 +61,30 @@ def outcome_part(job: tuple[str, str | None, int, int, int, str]) -> None:
     """Part ``part`` of a run's games (``games`` of them, seeded by ``seed``
     and the part), its positions and outcomes written atomically to ``path``."""
     from ..rules import find_ruleset
-    from .evaluate import Evaluator
-    from .nets import CLASSES, equity, flip
+    from .evaluate import Evaluator, play_out
+    from .nets import flip
     from .searchnet import main_domain
-    from .selfplay import best_per_roll, drive_many, start_board
+    from .selfplay import opening_roll, start_board
     from .training import TRAINING_RULESETS
 
     game, weights, games, seed, part, path = job
     ruleset = find_ruleset(TRAINING_RULESETS[game])
-    rules = ruleset.rules
-    evaluator = Evaluator(rules, weights=weights)
+    evaluator = Evaluator(ruleset.rules, weights=weights)
     rng = np.random.default_rng((seed, part))
-    last = np.zeros((games, len(CLASSES[game])))
     seen: list[tuple[np.ndarray, np.ndarray, int]] = []
 
     def dice_of(turn: int) -> np.ndarray:
-        dice = rng.integers(1, 7, (games, 2))
-        while turn == 0 and rules.opening != "reroll" and (dice[:, 0] == dice[:, 1]).any():
-            doubles = dice[:, 0] == dice[:, 1]  # backgammon's opening throw: two different dice
-            dice[doubles] = rng.integers(1, 7, (int(doubles.sum()), 2))
-        return dice
+        if turn == 0:
+            return np.array([opening_roll(rng, ruleset) for _ in range(games)])
+        return rng.integers(1, 7, (games, 2))
 
-    def choose(rows: np.ndarray, counts: np.ndarray, turn: int, played: np.ndarray) -> np.ndarray:
-        p, _, _ = evaluator.probabilities(rows)
-        best = best_per_roll(equity(p, game, rules), counts)
-        last[played] = p[best]  # exact once the game is over
-        seen.append((rows[best], played.copy(), turn + 1))
-        return best
-
-    done = drive_many(rules, np.repeat(start_board(ruleset)[None, :], games, axis=0), dice_of, choose)
+    result = play_out(evaluator, np.repeat(start_board(ruleset)[None, :], games, axis=0), dice_of,
+                      seen=lambda rows, played, plays: seen.append((rows, played.copy(), plays)))
     rows = np.concatenate([r for r, _, _ in seen])
     which = np.concatenate([g for _, g, _ in seen])
     plays = np.concatenate([np.full(len(g), k) for _, g, k in seen])
-    # a position and the game's last are seen by the same side after an even number of plays between them
-    same = (done.plays[which] - plays) % 2 == 0
-    outcome = np.where(same[:, None], last[which], flip(last[which], game))
+    # after an even number of plays the side on roll is the one that started, whose view play_out gives
+    outcome = np.where((plays % 2 == 0)[:, None], result[which], flip(result[which], game))
     keep = main_domain(evaluator.net, rows)  # type: ignore[arg-type]  # (our networks: a run has no other)
     buffer = io.BytesIO()
     np.savez_compressed(buffer, rows=rows[keep], outcomes=outcome[keep].astype(np.int8),

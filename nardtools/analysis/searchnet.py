@@ -385,7 +385,6 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
         inputs = fitting.get("encoding") or parent.encoding
         start = (widen(parent, width, seed, inputs) if fitting["widen"]
                  else Network.random(game, width, seed, encoding=inputs))
-        start.meta.pop("outcomes", None)  # a parent's outputs refitted to outcomes (.outcomenet): not the child's
         start.meta.update(kind="main", games=int(parent.meta.get("games", 0)), search_games=games, ply=ply,
                           explore=explore, alternatives=alternatives, generation=int(parent.meta.get("generation", 0)) + 1,
                           **({"with_runs": others} if others else {}),

@@ -38,6 +38,7 @@ class Fit:
     def __init__(self, net: Network, rows: np.ndarray, targets: np.ndarray, *, seed: int = 1, rate: float = 1e-3,
                  batch: int = 128, halving: int = HALVING, moments: dict[str, np.ndarray] | None = None) -> None:
         self.net, self.seed, self.rate, self.batch, self.halving = net, seed, rate, batch, halving
+        net.meta.pop("outcomes", None)  # an earlier output refit (.outcomenet) no longer says how these weights came
         order = np.random.default_rng(seed).permutation(len(rows))
         cut = int(len(rows) * HELD_OUT)
         self.test, self.train = order[:cut], order[cut:]

@@ -66,6 +66,7 @@ class Trainer:
         self.settings = settings
         self.ruleset: Ruleset = find_ruleset(TRAINING_RULESETS[settings.game])
         self.net = net or Network.random(settings.game, settings.hidden, settings.seed)
+        self.net.meta.pop("outcomes", None)  # an earlier output refit (.outcomenet) no longer says how they came
         self.games = int(self.net.meta.get("games", 0))
         self.seconds = float(self.net.meta.get("seconds", 0.0))
         self.commands: list[str] = list(self.net.meta.get("commands", []))
