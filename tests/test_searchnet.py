@@ -115,6 +115,25 @@ def test_rollout_targets_are_games_played_out_and_resume_part_by_part(tmp_path, 
     assert np.array_equal(again, targets)
 
 
+def test_a_rollout_stopped_after_one_play_is_the_one_ply_look_ahead(tmp_path):
+    """``truncate``: 36 games a position stopped after one play are the 36
+    rolls once each, the best result of each valued by the network: the
+    unscreened 1-ply, exactly; a run records the truncation, and a longer one
+    gives other targets (the games played on)."""
+    from nardtools.analysis.searchnet import rollout_targets, train_search
+
+    rows = collect("long", 1, seed=4)[10:200:10]
+    one = rollout_targets("long", rows, tmp_path / "one", games=36, truncate=1, seed=3)
+    assert np.allclose(one, Evaluator(find_ruleset("long").rules, prune=False).values(rows, 1), atol=1e-6)
+    four = rollout_targets("long", rows, tmp_path / "four", games=36, truncate=4, seed=3)
+    assert np.abs(four - one).max() > 0.01
+    net = train_search("long", tmp_path / "run", games=1, epochs=1, ply=0, seed=2, rollouts=6, rollout_games=4,
+                       rollout_truncate=3)
+    assert net.meta["rollout_truncate"] == 3 and "4 games each truncated at 3 plays at 0-ply" in net.meta["method"]
+    assert "rollout_truncate" not in train_search("long", tmp_path / "whole", games=1, epochs=1, ply=0, seed=2,
+                                                  rollouts=6, rollout_games=4).meta
+
+
 def parent_inputs() -> int:
     """The shipped backgammon network's inputs (a search run keeps its parent's)."""
     return load_networks("backgammon").main.inputs
@@ -301,6 +320,7 @@ def test_a_run_learns_another_players_positions(tmp_path, monkeypatch):
                         (["--race", "--parent", str(player)], "--parent: not read by a --race run"),
                         (["--prune", "--jobs", "2"], "--jobs: not read by a --prune run"),
                         (["--search", "--rollout-games", "4"], "give --rollouts too"),
+                        (["--search", "--rollout-truncate", "8"], "--rollout-truncate sets how each of --rollouts"),
                         (["--search", "--search-ply", "0"], "give --rollouts")):
         refused = CliRunner().invoke(app, ["train", "--game", "long", "--games", "1", *given,
                                            "--output", str(tmp_path / "refused")])

@@ -22,7 +22,9 @@ shipped networks, or a checkpoint; always with the shipped race network):
    instead the mean result of games played out from them to the end by that
    evaluator at 0-ply (:func:`rollout_targets`, ``rollouts/part-NNNNN.npy``):
    the games' outcomes, where the look-ahead has only the network's own
-   judgement at its leaves.
+   judgement at its leaves; with ``rollout_truncate``, games stopped after
+   that many plays and valued there by the network (a truncated rollout: a
+   little of the look-ahead's bias, much less of the outcomes' noise).
 3. **Fit** (:class:`.supervised.Fit`): a network of ``hidden`` units fitted
    to them, and to the positions and targets of any earlier runs named
    (``with_runs``: more positions, each with its own run's targets).
@@ -130,13 +132,13 @@ def _part(job: tuple[str, str | None, int, np.ndarray, str]) -> None:
     _save_part(path, values)
 
 
-def _rollout_part(job: tuple[str, str | None, int, int, int, np.ndarray, str]) -> None:
+def _rollout_part(job: tuple[str, str | None, int, int, int, int, np.ndarray, str]) -> None:
     """One part of the rollout targets, written atomically (:func:`rollout_targets`)."""
     from ..rules import find_ruleset
     from .evaluate import Evaluator, play_out, roll_pairs
     from .training import TRAINING_RULESETS
 
-    game, weights, games, seed, part, rows, path = job
+    game, weights, games, truncate, seed, part, rows, path = job
     evaluator = Evaluator(find_ruleset(TRAINING_RULESETS[game]).rules, weights=weights)
     rng = np.random.default_rng((seed, part))
     values = []
@@ -147,7 +149,7 @@ def _rollout_part(job: tuple[str, str | None, int, int, int, np.ndarray, str]) -
         def dice_of(plays: int, first: np.ndarray = first) -> np.ndarray:
             return roll_pairs(first) if plays == 0 else rng.integers(1, 7, (len(first), 2))
 
-        values.append(play_out(evaluator, starts, dice_of).reshape(len(starts) // games, games, -1).mean(axis=1))
+        values.append(play_out(evaluator, starts, dice_of, truncate=truncate).reshape(len(starts) // games, games, -1).mean(axis=1))
     _save_part(path, np.concatenate(values))
 
 
@@ -167,16 +169,18 @@ def search_targets(game: str, rows: np.ndarray, folder: Path, *, ply: int = 1, w
     return _computed(_part, todo, folder, paths, PART, jobs, progress)
 
 
-def rollout_targets(game: str, rows: np.ndarray, folder: Path, *, games: int = 36, weights: str | None = None,
-                    seed: int = 1, jobs: int = 1, progress: Callable[[int], None] | None = None) -> np.ndarray:
+def rollout_targets(game: str, rows: np.ndarray, folder: Path, *, games: int = 36, truncate: int = 0,
+                    weights: str | None = None, seed: int = 1, jobs: int = 1,
+                    progress: Callable[[int], None] | None = None) -> np.ndarray:
     """The probabilities of ``rows`` from ``games`` games each, played to the
-    end by the evaluator of ``weights`` at 0-ply on both sides
+    end (or stopped after ``truncate`` > 0 plays and valued there by the
+    network) by the evaluator of ``weights`` at 0-ply on both sides
     (:func:`.evaluate.play_out`): game ``i`` of a position starts with the
     ``i mod 36``-th of the 36 rolls (stratified), the later dice come from
     ``seed`` and the part.  Kept in parts of :data:`ROLLOUT_PART` positions
     under ``folder``, as :func:`search_targets` keeps its own."""
     paths = _part_paths(folder, len(rows), ROLLOUT_PART)
-    todo = [(game, weights, games, seed, k, rows[k * ROLLOUT_PART:(k + 1) * ROLLOUT_PART], str(path))
+    todo = [(game, weights, games, truncate, seed, k, rows[k * ROLLOUT_PART:(k + 1) * ROLLOUT_PART], str(path))
             for k, path in enumerate(paths) if not path.exists()]
     return _computed(_rollout_part, todo, folder, paths, ROLLOUT_PART, jobs, progress)
 
@@ -284,7 +288,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                  hidden: int | None = None, weights: str | None = None, explore: float = 0.1, alternatives: int = 2,
                  rate: float = 1e-3, halving: int | None = None, widen_from: bool = True, resume: bool = False,
                  encoding: str | None = None, with_runs: list[Path] | None = None, rollouts: int = 0,
-                 rollout_games: int = 36, collector: str | None = None, commands: list[str] | None = None,
+                 rollout_games: int = 36, rollout_truncate: int = 0, collector: str | None = None,
+                 commands: list[str] | None = None,
                  jobs: int = 1,
                  progress: Callable[[str, int, int], None] | None = None,
                  report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
@@ -294,7 +299,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
     ``with_runs``: the folders of earlier runs whose positions and targets are
     fitted too; ``rollouts``: that many positions, drawn by the seed, learn
     instead of the look-ahead the mean of ``rollout_games`` games played out
-    from them by the evaluator at 0-ply, :func:`rollout_targets`;
+    from them by the evaluator at 0-ply, :func:`rollout_targets` (stopped
+    after ``rollout_truncate`` plays when that is > 0);
     ``collector``: the network whose self-play gives the positions, when not
     the evaluator's own: another player's positions to learn);
     ``progress(stage, done, total)`` as it goes, ``report(epoch, loss,
@@ -309,7 +315,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
     fitting: dict[str, Any] = {"hidden": hidden, "rate": rate, "halving": halving, "widen": widen_from,
                                "encoding": encoding, "with_runs": [kept_path(f) for f in with_runs or []]}
     if rollouts:
-        fitting.update(rollouts=rollouts, rollout_games=rollout_games)
+        fitting.update(rollouts=rollouts, rollout_games=rollout_games,
+                       **({"rollout_truncate": rollout_truncate} if rollout_truncate else {}))
     if resume:
         net = Network.load(folder / "checkpoint.npz") if (folder / "checkpoint.npz").exists() else None
         rows, how, source, kept = arrays(data, "rows", "how", "weights", "fitting")
@@ -368,6 +375,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                 progress("rollouts", min(played[0], len(chosen)), len(chosen))
 
         targets[chosen] = rollout_targets(game, rows[chosen], folder / "rollouts", games=int(fitting["rollout_games"]),
+                                          truncate=int(fitting.get("rollout_truncate", 0)),
                                           weights=weights, seed=seed, jobs=jobs, progress=rolled)
     own, others = len(rows), fitting.get("with_runs") or []
     player = _networks(game, collector).main.name if collector else None
@@ -390,6 +398,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                           **({"with_runs": others} if others else {}),
                           **({"rollouts": rolled_out} if rolled_out else {}),
                           **({"rollout_games": int(fitting["rollout_games"])} if len(chosen) else {}),
+                          **({"rollout_truncate": int(fitting["rollout_truncate"])}
+                             if len(chosen) and fitting.get("rollout_truncate") else {}),
                           **({"collected_by": player} if player else {}),
                           lineage=[*parent.meta.get("lineage", []), parent.name],
                           parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])])
@@ -398,8 +408,9 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
     played_by = f"{player}'s self-play" if player else "self-play"
     method = f"supervised on its parent evaluator's {ply}-ply probabilities of {own:,} {played_by} positions"
     if len(chosen):
+        cut = int(fitting.get("rollout_truncate", 0))
         method += (f" ({len(chosen):,} of them on its rollouts instead, {fitting['rollout_games']} games each "
-                   "to the end at 0-ply)")
+                   f"{f'truncated at {cut} plays' if cut else 'to the end'} at 0-ply)")
     if others:
         method += f", and on {len(rows) - own:,} of {len(others)} earlier run(s) with their own targets"
     return fit.run(folder, epochs, commands, f"{method} (Adam, cross-entropy)", report=report)

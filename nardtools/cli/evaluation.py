@@ -66,7 +66,7 @@ _TRAINING_OPTIONS = {
     "td": {"game", "games", "hidden", "rate", "trace", "seed", "checkpoint", "measure", "database"},
     "race": {"game", "games", "race", "epochs", "seed", "hidden", "race_db", "replies", "leaves", "halving", "jobs"},
     "search": {"game", "games", "search", "search_ply", "parent", "explore", "alternatives", "widen", "inputs",
-               "with_run", "rollouts", "rollout_games", "collect_with", "epochs", "seed", "hidden", "halving",
+               "with_run", "rollouts", "rollout_games", "rollout_truncate", "collect_with", "epochs", "seed", "hidden", "halving",
                "jobs"},
     "prune": {"game", "games", "prune", "epochs", "seed", "hidden", "parent", "halving"},
     "outcomes": {"game", "games", "outcomes", "parent", "pull", "seed", "jobs"},
@@ -129,6 +129,9 @@ def train_command(
         "--rollout-games games played out from them to the end by the parent at 0-ply."))] = 0,
     rollout_games: Annotated[int, typer.Option("--rollout-games", min=1, max=1296, help=(
         "With --rollouts: games a position, the first roll stratified over the 36."))] = 36,
+    rollout_truncate: Annotated[int, typer.Option("--rollout-truncate", min=0, max=10_000, help=(
+        "With --rollouts: stop each game after this many plays and count the parent's 0-ply probabilities "
+        "there (a truncated rollout; 0: play to the end)."))] = 0,
     collect_with: Annotated[Path | None, typer.Option("--collect-with", help=(
         "With --search: the main network whose self-play gives the positions (default the parent): "
         "another player's positions, valued by the parent."))] = None,
@@ -201,8 +204,9 @@ def train_command(
     if unread:
         raise fail(f"{unread}: not read by {what[kind]} (nardtools train --help says which kind of run reads each "
                    "option)")
-    if "rollout_games" in given and not rollouts:
-        raise fail("--rollout-games sets the games of each of --rollouts: give --rollouts too")
+    for option, flag in (("rollout_games", "--rollout-games"), ("rollout_truncate", "--rollout-truncate")):
+        if option in given and not rollouts:
+            raise fail(f"{flag} sets how each of --rollouts is played: give --rollouts too")
     if search and resume is None and search_ply == 0 and not rollouts:
         raise fail("--search-ply 0 learns the parent's own probabilities: give --rollouts for the targets")
     folder = resume or output or Path(f"train-{game.value}{'' if kind == 'td' else '-' + kind}")
@@ -223,7 +227,7 @@ def train_command(
     if search:
         _train_search(game.value, folder, resume is not None, games, epochs, search_ply, seed, hidden, parent,
                       explore, alternatives, widen, inputs.value if inputs else None, halving, with_run or [],
-                      rollouts, rollout_games, collect_with, jobs, command_line, quiet)
+                      rollouts, rollout_games, rollout_truncate, collect_with, jobs, command_line, quiet)
         return
     games = 100_000 if games is None else games
     if resume is not None:
@@ -264,7 +268,8 @@ def _train_race(game: str, folder: Path, resume: bool, games: int | None, epochs
 def _train_search(game: str, folder: Path, resume: bool, games: int | None, epochs: int, ply: int, seed: int,
                   hidden: int | None, parent: Path | None, explore: float, alternatives: int, widen: bool,
                   encoding: str | None, halving: int | None, with_runs: list[Path], rollouts: int,
-                  rollout_games: int, collector: Path | None, jobs: int, command_line: str, quiet: bool) -> None:
+                  rollout_games: int, rollout_truncate: int, collector: Path | None, jobs: int, command_line: str,
+                  quiet: bool) -> None:
     from ..analysis.searchnet import train_search
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -275,6 +280,7 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
                        hidden=hidden, weights=_path(parent), explore=explore, alternatives=alternatives,
                        halving=halving, widen_from=widen, resume=resume, encoding=encoding,
                        with_runs=with_runs, rollouts=rollouts, rollout_games=rollout_games,
+                       rollout_truncate=rollout_truncate,
                        collector=_path(collector),
                        commands=[command_line], jobs=jobs, progress=progress, report=_epoch_report(quiet))
     _fitted("main", net, folder)
