@@ -291,6 +291,35 @@ def test_a_run_fits_rollouts_in_place_of_the_look_ahead(tmp_path, monkeypatch):
     assert "2 of them on its rollouts instead" in beside.meta["method"]
 
 
+
+def test_rollouts_weighed_against_the_look_ahead(tmp_path, monkeypatch):
+    """``--rollout-weight w``: a rolled-out position learns w × its rollout +
+    (1 − w) × its look-ahead target, the others their look-ahead; the run
+    records the weight and resumes with it, and a run fitted beside it
+    weighs the earlier run's rollouts by its own weight."""
+    import nardtools.analysis.searchnet as searchnet
+    from nardtools.analysis.searchnet import finished_run, rollout_positions, rollout_targets, train_search
+
+    monkeypatch.setattr(searchnet, "PART", 50)
+    monkeypatch.setattr(searchnet, "ROLLOUT_PART", 5)
+    folder = tmp_path / "run"
+    net = train_search("long", folder, games=1, epochs=1, seed=2, rollouts=12, rollout_games=4, rollout_weight=0.25)
+    rows, targets = finished_run(folder, 0.25)
+    chosen = rollout_positions(len(rows), 12, 2)
+    look = search_targets("long", rows, folder / "targets", ply=1)
+    rolled = rollout_targets("long", rows[chosen], folder / "rollouts", games=4, seed=2)
+    others = np.setdiff1d(np.arange(len(rows)), chosen)
+    assert np.allclose(targets[chosen], 0.25 * rolled + 0.75 * look[chosen], atol=1e-7)
+    assert np.array_equal(targets[others], look[others])
+    assert np.array_equal(finished_run(folder)[1][chosen], rolled)
+    assert net.meta["rollout_weight"] == 0.25 and "weighted 0.25 against the look-ahead" in net.meta["method"]
+    whole = train_search("long", tmp_path / "whole", games=1, epochs=1, seed=2, rollouts=12, rollout_games=4)
+    assert "rollout_weight" not in whole.meta and not np.array_equal(whole.w2, net.w2)
+    assert train_search("long", folder, games=1, epochs=2, resume=True).meta["rollout_weight"] == 0.25
+    beside = train_search("long", tmp_path / "beside", games=1, epochs=1, seed=5, with_runs=[folder],
+                          rollout_weight=0.5)
+    assert beside.meta["rollout_weight"] == 0.5 and "(their rollouts weighted 0.5)" in beside.meta["method"]
+
 def test_a_run_learns_another_players_positions(tmp_path, monkeypatch):
     """``--collect-with``: the positions are that network's self-play, the
     targets the parent's; with ``--search-ply 0`` and ``--rollouts`` for
@@ -321,6 +350,7 @@ def test_a_run_learns_another_players_positions(tmp_path, monkeypatch):
                         (["--prune", "--jobs", "2"], "--jobs: not read by a --prune run"),
                         (["--search", "--rollout-games", "4"], "give --rollouts too"),
                         (["--search", "--rollout-truncate", "8"], "--rollout-truncate sets how each of --rollouts"),
+                        (["--search", "--rollout-weight", "0.5"], "give --rollouts or --with-run too"),
                         (["--search", "--search-ply", "0"], "give --rollouts")):
         refused = CliRunner().invoke(app, ["train", "--game", "long", "--games", "1", *given,
                                            "--output", str(tmp_path / "refused")])

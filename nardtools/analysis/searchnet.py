@@ -24,7 +24,10 @@ shipped networks, or a checkpoint; always with the shipped race network):
    the games' outcomes, where the look-ahead has only the network's own
    judgement at its leaves; with ``rollout_truncate``, games stopped after
    that many plays and valued there by the network (a truncated rollout: a
-   little of the look-ahead's bias, much less of the outcomes' noise).
+   little of the look-ahead's bias, much less of the outcomes' noise); with
+   ``rollout_weight`` *w* < 1, a rolled-out position learns *w* × its
+   rollout + (1 − *w*) × its look-ahead target (:func:`weighed`): the
+   rollouts' noise shrunk towards the look-ahead, at some of its bias.
 3. **Fit** (:class:`.supervised.Fit`): a network of ``hidden`` units fitted
    to them, and to the positions and targets of any earlier runs named
    (``with_runs``: more positions, each with its own run's targets).
@@ -225,14 +228,25 @@ def _parts(folder: Path, paths: list[Path]) -> np.ndarray:
         raise AnalysisError(f"{folder}: a damaged part of the targets ({e}); delete it to compute it again") from None
 
 
-def finished_run(folder: Path) -> tuple[np.ndarray, np.ndarray]:
+def weighed(looked: np.ndarray, rolled: np.ndarray, weight: float) -> np.ndarray:
+    """The targets of rolled-out positions: ``weight`` × their rollouts'
+    probabilities + (1 − ``weight``) × their look-ahead's (``looked``).
+
+    >>> weighed(np.array([[0.5, 0.1]]), np.array([[1.0, 0.3]]), 0.25).tolist()
+    [[0.625, 0.15000000000000002]]
+    """
+    return rolled if weight == 1.0 else weight * rolled + (1.0 - weight) * looked
+
+
+def finished_run(folder: Path, rollout_weight: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """The positions and targets of the search run in ``folder``, every part
-    of its targets computed (another run's data to fit beside its own)."""
-    rows, targets, _ = _finished(folder)
+    of its targets computed (another run's data to fit beside its own), its
+    rollouts :func:`weighed` by ``rollout_weight`` against its look-ahead."""
+    rows, targets, _ = _finished(folder, rollout_weight)
     return rows, targets
 
 
-def _finished(folder: Path) -> tuple[np.ndarray, np.ndarray, int]:
+def _finished(folder: Path, rollout_weight: float) -> tuple[np.ndarray, np.ndarray, int]:
     """:func:`finished_run`'s positions and targets, and how many of them are rollouts."""
     rows, how, kept = arrays(folder / "positions.npz", "rows", "how", "fitting")
     fitting = json.loads(str(kept))
@@ -244,7 +258,7 @@ def _finished(folder: Path) -> tuple[np.ndarray, np.ndarray, int]:
                             f"first (nardtools train --resume {folder})")
     targets = _parts(folder / "targets", paths)
     if len(chosen):
-        targets[chosen] = _parts(folder / "rollouts", rolled)
+        targets[chosen] = weighed(targets[chosen], _parts(folder / "rollouts", rolled), rollout_weight)
     return rows, targets, len(chosen)
 
 
@@ -288,8 +302,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                  hidden: int | None = None, weights: str | None = None, explore: float = 0.1, alternatives: int = 2,
                  rate: float = 1e-3, halving: int | None = None, widen_from: bool = True, resume: bool = False,
                  encoding: str | None = None, with_runs: list[Path] | None = None, rollouts: int = 0,
-                 rollout_games: int = 36, rollout_truncate: int = 0, collector: str | None = None,
-                 commands: list[str] | None = None,
+                 rollout_games: int = 36, rollout_truncate: int = 0, rollout_weight: float = 1.0,
+                 collector: str | None = None, commands: list[str] | None = None,
                  jobs: int = 1,
                  progress: Callable[[str, int, int], None] | None = None,
                  report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
@@ -300,7 +314,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
     fitted too; ``rollouts``: that many positions, drawn by the seed, learn
     instead of the look-ahead the mean of ``rollout_games`` games played out
     from them by the evaluator at 0-ply, :func:`rollout_targets` (stopped
-    after ``rollout_truncate`` plays when that is > 0);
+    after ``rollout_truncate`` plays when that is > 0), :func:`weighed` by
+    ``rollout_weight`` against the look-ahead (the earlier runs' rollouts too);
     ``collector``: the network whose self-play gives the positions, when not
     the evaluator's own: another player's positions to learn);
     ``progress(stage, done, total)`` as it goes, ``report(epoch, loss,
@@ -317,6 +332,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
     if rollouts:
         fitting.update(rollouts=rollouts, rollout_games=rollout_games,
                        **({"rollout_truncate": rollout_truncate} if rollout_truncate else {}))
+    if rollout_weight != 1.0:
+        fitting["rollout_weight"] = rollout_weight
     if resume:
         net = Network.load(folder / "checkpoint.npz") if (folder / "checkpoint.npz").exists() else None
         rows, how, source, kept = arrays(data, "rows", "how", "weights", "fitting")
@@ -366,6 +383,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
 
     targets = search_targets(game, rows, folder / "targets", ply=ply, weights=weights, jobs=jobs, progress=step)
     chosen = rollout_positions(len(rows), int(fitting.get("rollouts", 0)), seed)
+    weight = float(fitting.get("rollout_weight", 1.0))
     if len(chosen):
         played = [0]
 
@@ -374,14 +392,15 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
             if progress:
                 progress("rollouts", min(played[0], len(chosen)), len(chosen))
 
-        targets[chosen] = rollout_targets(game, rows[chosen], folder / "rollouts", games=int(fitting["rollout_games"]),
-                                          truncate=int(fitting.get("rollout_truncate", 0)),
-                                          weights=weights, seed=seed, jobs=jobs, progress=rolled)
+        targets[chosen] = weighed(targets[chosen], rollout_targets(
+            game, rows[chosen], folder / "rollouts", games=int(fitting["rollout_games"]),
+            truncate=int(fitting.get("rollout_truncate", 0)), weights=weights, seed=seed, jobs=jobs, progress=rolled),
+            weight)
     own, others = len(rows), fitting.get("with_runs") or []
     player = _networks(game, collector).main.name if collector else None
     rolled_out = len(chosen)  # in all, the earlier runs' too
     for other in others:
-        more_rows, more_targets, more_rolled = _finished(Path(other))
+        more_rows, more_targets, more_rolled = _finished(Path(other), weight)
         rows, targets = np.concatenate([rows, more_rows]), np.concatenate([targets, more_targets])
         rolled_out += more_rolled
     if net is not None:
@@ -400,6 +419,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                           **({"rollout_games": int(fitting["rollout_games"])} if len(chosen) else {}),
                           **({"rollout_truncate": int(fitting["rollout_truncate"])}
                              if len(chosen) and fitting.get("rollout_truncate") else {}),
+                          **({"rollout_weight": weight} if rolled_out and weight != 1.0 else {}),
                           **({"collected_by": player} if player else {}),
                           lineage=[*parent.meta.get("lineage", []), parent.name],
                           parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])])
@@ -410,7 +430,9 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
     if len(chosen):
         cut = int(fitting.get("rollout_truncate", 0))
         method += (f" ({len(chosen):,} of them on its rollouts instead, {fitting['rollout_games']} games each "
-                   f"{f'truncated at {cut} plays' if cut else 'to the end'} at 0-ply)")
+                   f"{f'truncated at {cut} plays' if cut else 'to the end'} at 0-ply"
+                   f"{f', weighted {weight:g} against the look-ahead' if weight != 1.0 else ''})")
     if others:
-        method += f", and on {len(rows) - own:,} of {len(others)} earlier run(s) with their own targets"
+        method += (f", and on {len(rows) - own:,} of {len(others)} earlier run(s) with their own targets"
+                   f"{f' (their rollouts weighted {weight:g})' if weight != 1.0 and rolled_out > len(chosen) else ''}")
     return fit.run(folder, epochs, commands, f"{method} (Adam, cross-entropy)", report=report)

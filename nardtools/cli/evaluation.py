@@ -66,7 +66,7 @@ _TRAINING_OPTIONS = {
     "td": {"game", "games", "hidden", "rate", "trace", "seed", "checkpoint", "measure", "database"},
     "race": {"game", "games", "race", "epochs", "seed", "hidden", "race_db", "replies", "leaves", "halving", "jobs"},
     "search": {"game", "games", "search", "search_ply", "parent", "explore", "alternatives", "widen", "inputs",
-               "with_run", "rollouts", "rollout_games", "rollout_truncate", "collect_with", "epochs", "seed", "hidden", "halving",
+               "with_run", "rollouts", "rollout_games", "rollout_truncate", "rollout_weight", "collect_with", "epochs", "seed", "hidden", "halving",
                "jobs"},
     "prune": {"game", "games", "prune", "epochs", "seed", "hidden", "parent", "halving"},
     "outcomes": {"game", "games", "outcomes", "parent", "pull", "seed", "jobs"},
@@ -132,6 +132,10 @@ def train_command(
     rollout_truncate: Annotated[int, typer.Option("--rollout-truncate", min=0, max=10_000, help=(
         "With --rollouts: stop each game after this many plays and count the parent's 0-ply probabilities "
         "there (a truncated rollout; 0: play to the end)."))] = 0,
+    rollout_weight: Annotated[float, typer.Option("--rollout-weight", min=0.0, max=1.0, help=(
+        "With --rollouts or --with-run: a rolled-out position learns this share of its rollout and the "
+        "rest of its look-ahead target (--search-ply; 0: the parent's own), the rollouts' noise shrunk "
+        "towards it."))] = 1.0,
     collect_with: Annotated[Path | None, typer.Option("--collect-with", help=(
         "With --search: the main network whose self-play gives the positions (default the parent): "
         "another player's positions, valued by the parent."))] = None,
@@ -207,6 +211,8 @@ def train_command(
     for option, flag in (("rollout_games", "--rollout-games"), ("rollout_truncate", "--rollout-truncate")):
         if option in given and not rollouts:
             raise fail(f"{flag} sets how each of --rollouts is played: give --rollouts too")
+    if "rollout_weight" in given and not (rollouts or with_run):
+        raise fail("--rollout-weight weighs rollouts against the look-ahead: give --rollouts or --with-run too")
     if search and resume is None and search_ply == 0 and not rollouts:
         raise fail("--search-ply 0 learns the parent's own probabilities: give --rollouts for the targets")
     folder = resume or output or Path(f"train-{game.value}{'' if kind == 'td' else '-' + kind}")
@@ -227,7 +233,8 @@ def train_command(
     if search:
         _train_search(game.value, folder, resume is not None, games, epochs, search_ply, seed, hidden, parent,
                       explore, alternatives, widen, inputs.value if inputs else None, halving, with_run or [],
-                      rollouts, rollout_games, rollout_truncate, collect_with, jobs, command_line, quiet)
+                      rollouts, rollout_games, rollout_truncate, rollout_weight, collect_with, jobs, command_line,
+                      quiet)
         return
     games = 100_000 if games is None else games
     if resume is not None:
@@ -268,8 +275,8 @@ def _train_race(game: str, folder: Path, resume: bool, games: int | None, epochs
 def _train_search(game: str, folder: Path, resume: bool, games: int | None, epochs: int, ply: int, seed: int,
                   hidden: int | None, parent: Path | None, explore: float, alternatives: int, widen: bool,
                   encoding: str | None, halving: int | None, with_runs: list[Path], rollouts: int,
-                  rollout_games: int, rollout_truncate: int, collector: Path | None, jobs: int, command_line: str,
-                  quiet: bool) -> None:
+                  rollout_games: int, rollout_truncate: int, rollout_weight: float, collector: Path | None,
+                  jobs: int, command_line: str, quiet: bool) -> None:
     from ..analysis.searchnet import train_search
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -280,7 +287,7 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
                        hidden=hidden, weights=_path(parent), explore=explore, alternatives=alternatives,
                        halving=halving, widen_from=widen, resume=resume, encoding=encoding,
                        with_runs=with_runs, rollouts=rollouts, rollout_games=rollout_games,
-                       rollout_truncate=rollout_truncate,
+                       rollout_truncate=rollout_truncate, rollout_weight=rollout_weight,
                        collector=_path(collector),
                        commands=[command_line], jobs=jobs, progress=progress, report=_epoch_report(quiet))
     _fitted("main", net, folder)
