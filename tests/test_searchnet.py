@@ -319,6 +319,7 @@ def test_rollouts_weighed_against_the_look_ahead(tmp_path, monkeypatch):
     beside = train_search("long", tmp_path / "beside", games=1, epochs=1, seed=5, with_runs=[folder],
                           rollout_weight=0.5)
     assert beside.meta["rollout_weight"] == 0.5 and "(their rollouts weighted 0.5)" in beside.meta["method"]
+    assert beside.meta["with_run_commands"] == [Network.load(folder / "checkpoint.npz").meta["commands"]]
 
 def test_a_run_learns_another_players_positions(tmp_path, monkeypatch):
     """``--collect-with``: the positions are that network's self-play, the

@@ -65,6 +65,10 @@ if TYPE_CHECKING:
 PART = 5000
 #: Positions per part of the rollout targets, and positions whose games are played in lock step.
 ROLLOUT_PART, ROLLOUT_LOCKSTEP = 500, 20
+#: What a run records of itself only when it has them: a network fitted from
+#: a parent that had them does not inherit them.
+RUN_KEYS = ("with_runs", "with_run_commands", "rollouts", "rollout_games", "rollout_truncate", "rollout_weight",
+            "collected_by")
 
 
 def _networks(game: str, weights: str | None) -> Networks:
@@ -262,6 +266,12 @@ def _finished(folder: Path, rollout_weight: float) -> tuple[np.ndarray, np.ndarr
     return rows, targets, len(chosen)
 
 
+def _commands(folder: Path) -> list[str]:
+    """The commands that made a finished run's checkpoint (none kept: ``[]``)."""
+    checkpoint = folder / "checkpoint.npz"
+    return list(Network.load(checkpoint).meta.get("commands", [])) if checkpoint.exists() else []
+
+
 def rollout_positions(count: int, chosen: int, seed: int) -> np.ndarray:
     """Which of a run's ``count`` positions take rollout targets instead of the
     look-ahead: ``chosen`` of them, drawn by the run's ``seed``, in order."""
@@ -412,9 +422,12 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
         inputs = fitting.get("encoding") or parent.encoding
         start = (widen(parent, width, seed, inputs) if fitting["widen"]
                  else Network.random(game, width, seed, encoding=inputs))
+        for key in RUN_KEYS:  # the parent's run said them of the parent
+            start.meta.pop(key, None)
         start.meta.update(kind="main", games=int(parent.meta.get("games", 0)), search_games=games, ply=ply,
                           explore=explore, alternatives=alternatives, generation=int(parent.meta.get("generation", 0)) + 1,
-                          **({"with_runs": others} if others else {}),
+                          **({"with_runs": others, "with_run_commands": [_commands(Path(o)) for o in others]}
+                             if others else {}),
                           **({"rollouts": rolled_out} if rolled_out else {}),
                           **({"rollout_games": int(fitting["rollout_games"])} if len(chosen) else {}),
                           **({"rollout_truncate": int(fitting["rollout_truncate"])}
