@@ -291,7 +291,6 @@ def test_a_run_fits_rollouts_in_place_of_the_look_ahead(tmp_path, monkeypatch):
     assert "2 of them on its rollouts instead" in beside.meta["method"]
 
 
-
 def test_rollouts_weighed_against_the_look_ahead(tmp_path, monkeypatch):
     """``--rollout-weight w``: a rolled-out position learns w × its rollout +
     (1 − w) × its look-ahead target, the others their look-ahead; the run
@@ -320,6 +319,7 @@ def test_rollouts_weighed_against_the_look_ahead(tmp_path, monkeypatch):
                           rollout_weight=0.5)
     assert beside.meta["rollout_weight"] == 0.5 and "(their rollouts weighted 0.5)" in beside.meta["method"]
     assert beside.meta["with_run_commands"] == [Network.load(folder / "checkpoint.npz").meta["commands"]]
+
 
 def test_a_run_learns_another_players_positions(tmp_path, monkeypatch):
     """``--collect-with``: the positions are that network's self-play, the

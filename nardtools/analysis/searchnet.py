@@ -67,7 +67,7 @@ PART = 5000
 ROLLOUT_PART, ROLLOUT_LOCKSTEP = 500, 20
 #: What a run records of itself only when it has them: a network fitted from
 #: a parent that had them does not inherit them.
-RUN_KEYS = ("with_runs", "with_run_commands", "rollouts", "rollout_games", "rollout_truncate", "rollout_weight",
+_RUN_KEYS = ("with_runs", "with_run_commands", "rollouts", "rollout_games", "rollout_truncate", "rollout_weight",
             "collected_by")
 
 
@@ -422,7 +422,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
         inputs = fitting.get("encoding") or parent.encoding
         start = (widen(parent, width, seed, inputs) if fitting["widen"]
                  else Network.random(game, width, seed, encoding=inputs))
-        for key in RUN_KEYS:  # the parent's run said them of the parent
+        for key in _RUN_KEYS:  # the parent's run said them of the parent
             start.meta.pop(key, None)
         start.meta.update(kind="main", games=int(parent.meta.get("games", 0)), search_games=games, ply=ply,
                           explore=explore, alternatives=alternatives, generation=int(parent.meta.get("generation", 0)) + 1,

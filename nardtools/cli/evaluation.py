@@ -66,8 +66,8 @@ _TRAINING_OPTIONS = {
     "td": {"game", "games", "hidden", "rate", "trace", "seed", "checkpoint", "measure", "database"},
     "race": {"game", "games", "race", "epochs", "seed", "hidden", "race_db", "replies", "leaves", "halving", "jobs"},
     "search": {"game", "games", "search", "search_ply", "parent", "explore", "alternatives", "widen", "inputs",
-               "with_run", "rollouts", "rollout_games", "rollout_truncate", "rollout_weight", "collect_with", "epochs", "seed", "hidden", "halving",
-               "jobs"},
+               "with_run", "rollouts", "rollout_games", "rollout_truncate", "rollout_weight", "collect_with",
+               "epochs", "seed", "hidden", "halving", "jobs"},
     "prune": {"game", "games", "prune", "epochs", "seed", "hidden", "parent", "halving"},
     "outcomes": {"game", "games", "outcomes", "parent", "pull", "seed", "jobs"},
 }
