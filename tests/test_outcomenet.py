@@ -99,3 +99,23 @@ def test_an_outcome_refit_starts_from_a_parent_given(tmp_path):
     Network(parent.game, parent.w1, parent.b1, parent.w2, parent.b2, {**parent.meta, "version": "p"}).save(path)
     net = train_outcomes("long", tmp_path / "run", games=3, weights=str(path), seed=1)
     assert net.meta["lineage"][-1].startswith("nardtools-long-p ") and net.meta["outcomes"]["games"] == 3
+
+
+@pytest.mark.parametrize("kind", ["--outcomes", "--prune"])
+def test_a_refit_or_pruning_run_refuses_to_resume_on_a_changed_parent(kind, tmp_path, monkeypatch):
+    """An --outcomes or --prune run records its parent's name and digest
+    and, its ``--parent`` file overwritten since, refuses to resume."""
+    from nardtools.analysis import evaluate, prunenet
+
+    monkeypatch.setattr(prunenet, "POSITIONS", 40)
+    parent, folder = tmp_path / "parent.npz", tmp_path / "run"
+    Network.random("backgammon", 8, seed=1).save(parent)
+    more = ["--epochs", "1", "--hidden", "8"] if kind == "--prune" else []
+    ran = CliRunner().invoke(app, ["train", "--game", "backgammon", kind, "--games", "2", "--parent", str(parent),
+                                   *more, "--output", str(folder), "-q"])
+    assert ran.exit_code == 0, ran.output
+    (folder / "checkpoint.npz").unlink()
+    Network.random("backgammon", 8, seed=2).save(parent)
+    evaluate.load_network.cache_clear()  # a resumed run is a new process
+    refused = CliRunner().invoke(app, ["train", "--resume", str(folder), "-q"])
+    assert refused.exit_code != 0 and "a run of the parent" in refused.output and "which is now" in refused.output

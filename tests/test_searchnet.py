@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from nardtools import find_ruleset
-from nardtools.analysis.evaluate import Evaluator, load_networks
+from nardtools.analysis.evaluate import Evaluator, load_network, load_networks
 from nardtools.analysis.nets import Network, finished
 from nardtools.analysis.searchnet import collect, main_domain, search_targets, widen
 from nardtools.cli import app
@@ -362,3 +362,34 @@ def test_a_run_learns_another_players_positions(tmp_path, monkeypatch):
         assert refused.exit_code != 0 and "keeps the settings it was started with" in refused.output, refused.output
         assert "continues with --epochs and --jobs" in refused.output
 
+
+
+def test_a_run_refuses_to_go_on_when_its_parent_has_changed(tmp_path, monkeypatch):
+    """A run records its parent's name and weights' digest: once its
+    ``--parent`` file is overwritten, or another network is shipped where the
+    run took the shipped one, it refuses to resume or restart in that folder,
+    naming both, rather than fit two parents' targets together."""
+    import nardtools.analysis.searchnet as searchnet
+    from nardtools.analysis import evaluate
+    from nardtools.analysis.nets import Networks
+    from nardtools.analysis.searchnet import train_search
+
+    monkeypatch.setattr(searchnet, "PART", 50)
+    folder, parent = tmp_path / "run", tmp_path / "parent.npz"
+    Network.random("long", 8, seed=1).save(parent)
+    net = train_search("long", folder, games=1, epochs=1, weights=str(parent))
+    assert net.meta["parent_digest"] == Network.load(parent).digest
+    assert train_search("long", folder, games=1, epochs=2, resume=True).meta["epochs"] == 2  # unchanged: resumes
+    Network.random("long", 8, seed=2).save(parent)
+    load_network.cache_clear()  # a resumed run is a new process
+    with pytest.raises(AnalysisError, match=r"a run of the parent .*\[.*\], which is now .*give that run's parent"):
+        train_search("long", folder, games=1, epochs=3, resume=True)
+    with pytest.raises(AnalysisError, match="which is now"):
+        train_search("long", folder, games=1, epochs=1, weights=str(parent))  # the same command again
+    shipped = tmp_path / "shipped"
+    train_search("long", shipped, games=1, epochs=1)
+    original, other = evaluate.load_networks, Network.random("long", 8, seed=3)
+    monkeypatch.setattr(evaluate, "load_networks",  # another network shipped
+                        lambda game, weights=None, race=None: original(game, weights) if weights else Networks(other))
+    result = CliRunner().invoke(app, ["train", "--resume", str(shipped), "--epochs", "2", "-q"])
+    assert result.exit_code != 0 and "which is now" in result.output, result.output

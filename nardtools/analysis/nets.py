@@ -595,6 +595,22 @@ class Network:
                     f"{f'; outputs refitted to {outcomes:,} self-play outcomes' if outcomes else ''})")
         return f"nardtools-{self.game}-{version} ({self.meta.get('games', 0):,} games)"
 
+    @property
+    def digest(self) -> str:
+        """A short checksum of its weights (SHA-256, 16 hex digits): two
+        networks of one name but other weights differ in it.
+
+        >>> net = Network.random("long", 4, seed=1)
+        >>> net.digest == Network.random("long", 4, seed=1).digest != Network.random("long", 4, seed=2).digest
+        True
+        """
+        import hashlib
+
+        sha = hashlib.sha256()
+        for array in (self.w1, self.b1, self.w2, self.b2):
+            sha.update(np.ascontiguousarray(array, np.float32).tobytes())
+        return sha.hexdigest()[:16]
+
     def hidden(self, x: np.ndarray) -> np.ndarray:
         return sigmoid(x @ self.w1 + self.b1)
 

@@ -45,7 +45,7 @@ import numpy as np
 from .._io import write_atomically
 from ..errors import AnalysisError
 from .nets import Network, sigmoid
-from .supervised import arrays, kept_path
+from .supervised import arrays, check_parent, kept_path, parent_mark
 
 #: Games a part plays in lock step (one process's unit of work, one resumable file).
 PART = 500
@@ -177,9 +177,11 @@ def train_outcomes(game: str, folder: Path, *, games: int, seed: int = 1, weight
             settings = json.loads(kept.read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
             raise AnalysisError(f"{kept}: not an --outcomes run's settings ({e})") from None
+        check_parent(kept, settings.get("parent"), str(settings["game"]), str(settings["weights"]) or None)
     elif kept.exists():
         raise AnalysisError(f"{kept}: an --outcomes run is there already: resume it, or choose another folder")
     else:
+        settings["parent"] = parent_mark(game, weights)
         folder.mkdir(parents=True, exist_ok=True)
         write_atomically(kept, json.dumps(settings, indent=1).encode())
     game, weights, total = str(settings["game"]), str(settings["weights"]) or None, int(settings["games"])

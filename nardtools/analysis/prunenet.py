@@ -43,7 +43,7 @@ import numpy as np
 from .._io import write_atomically
 from ..errors import AnalysisError
 from .nets import Network, finished
-from .supervised import HALVING, Fit, arrays, kept_path
+from .supervised import HALVING, Fit, arrays, check_parent, kept_path, parent_mark
 
 #: Rolls whose every result is kept, of each position sampled.
 ROLLS_KEPT = 4
@@ -91,8 +91,12 @@ def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: 
     if resume:
         (kept,) = arrays(data, "settings")
         settings = json.loads(str(kept))
+        game = str(settings.get("game", game))  # its own game, not the command's
+        check_parent(data, settings.get("parent"), game, str(settings["weights"]) or None)
     elif data.exists():
         raise AnalysisError(f"{data}: a pruning run's positions are there already: resume it, or choose another folder")
+    else:
+        settings.update(game=game, parent=parent_mark(game, weights))
     folder.mkdir(parents=True, exist_ok=True)
     weights = str(settings["weights"]) or None
     if not data.exists():

@@ -56,7 +56,7 @@ import numpy as np
 from .._io import write_atomically
 from ..errors import AnalysisError
 from .nets import ENCODINGS, Network, Networks, check_encoding, finished
-from .supervised import HALVING, Fit, arrays, kept_path
+from .supervised import HALVING, Fit, arrays, check_parent, kept_path, parent_mark
 
 if TYPE_CHECKING:
     from .selfplay import NetPlayer
@@ -302,10 +302,13 @@ def widen(net: Network, hidden: int, seed: int, encoding: str | None = None) -> 
     return Network(net.game, w1, b1, w2, net.b2.copy(), {**meta, "hidden": hidden, "parent": net.name})
 
 
-def _collector(data: Path) -> str | None:
-    """The network whose self-play gave a run's positions, when not its parent (``None``)."""
+def _kept(data: Path, name: str) -> str | None:
+    """What a run's ``positions.npz`` keeps as ``name`` when it does (``None``
+    otherwise): ``collector``, the network whose self-play gave the positions
+    when not the parent; ``game`` and ``parent``, the parent's
+    :func:`~.supervised.parent_mark` (older runs have neither)."""
     with np.load(data) as saved:
-        return str(saved["collector"]) if "collector" in saved.files else None
+        return str(saved[name]) if name in saved.files else None
 
 
 def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int = 1, seed: int = 1,
@@ -347,18 +350,21 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
     if resume:
         net = Network.load(folder / "checkpoint.npz") if (folder / "checkpoint.npz").exists() else None
         rows, how, source, kept = arrays(data, "rows", "how", "weights", "fitting")
-        weights, collector = str(source) or None, _collector(data)
+        weights, collector = str(source) or None, _kept(data, "collector")
         fitting = json.loads(str(kept))
         games, seed, explore, alternatives = int(how[0]), int(how[1]), how[2] / 1000, int(how[3])
+        game = _kept(data, "game") or (net.game if net is not None else game)  # its own game, not the command's
+        check_parent(data, _kept(data, "parent"), game, weights)
     else:
         folder.mkdir(parents=True, exist_ok=True)
         if data.exists():
             rows, before, source, kept = arrays(data, "rows", "how", "weights", "fitting")
-            stored = _collector(data)
+            stored = _kept(data, "collector")
             if not np.array_equal(before, how) or str(source) != (weights or "") or stored != collector:
                 raise AnalysisError(f"{data}: positions of another collection (games, seed, explore, alternatives, "
                                     f"ply {before.tolist()}, weights {str(source) or 'shipped'}, collected by "
                                     f"{stored or 'them'}); choose another folder")
+            check_parent(data, _kept(data, "parent"), game, weights)
             if json.loads(str(kept)) != fitting:  # the same positions fitted another way: resumes as this one
                 with np.load(data) as saved:
                     arrays_kept = {name: saved[name] for name in saved.files}
@@ -376,6 +382,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
             rows = collect(game, games, seed=seed, weights=collector or weights, explore=explore,
                            alternatives=alternatives, progress=game_over)
             kept_arrays: dict[str, Any] = {"rows": rows, "how": how, "weights": np.array(weights or ""),
+                                           "game": np.array(game), "parent": np.array(parent_mark(game, weights)),
                                            "fitting": np.array(json.dumps(fitting)),
                                            "seconds": np.array(time.perf_counter() - began),
                                            **({"collector": np.array(collector)} if collector else {})}
@@ -434,7 +441,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                              if len(chosen) and fitting.get("rollout_truncate") else {}),
                           **({"rollout_weight": weight} if rolled_out and weight != 1.0 else {}),
                           **({"collected_by": player} if player else {}),
-                          lineage=[*parent.meta.get("lineage", []), parent.name],
+                          lineage=[*parent.meta.get("lineage", []), parent.name], parent_digest=parent.digest,
                           parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])])
         fit = Fit(start, rows, targets, seed=seed, rate=float(fitting["rate"]), halving=int(fitting["halving"] or HALVING))
         commands = list(commands or [])

@@ -130,6 +130,27 @@ def kept_path(path: str | Path | None) -> str | None:
     return str(Path(path).resolve()) if path else None
 
 
+def parent_mark(game: str, weights: str | None) -> str:
+    """How a training run records its parent (the main network at
+    ``weights``, else the shipped one): its name and its weights'
+    :attr:`~.nets.Network.digest`."""
+    from .evaluate import load_networks
+
+    net = load_networks(game, weights).main
+    return f"{net.name} [{net.digest}]"
+
+
+def check_parent(where: Path, stored: str | None, game: str, weights: str | None) -> None:
+    """Refuse to go on with the run kept at ``where`` when its parent has
+    changed since it began (``stored``, its :func:`parent_mark` then; ``None``
+    for a run that predates the mark): a new network shipped, or its file
+    overwritten. Its kept targets are the old parent's, and new ones would be
+    another's."""
+    if stored is not None and stored != (now := parent_mark(game, weights)):
+        raise AnalysisError(f"{where}: a run of the parent {stored}, which is now {now}; give that run's parent "
+                            f"again (--parent FILE) or choose another folder")
+
+
 def arrays(path: Path, *names: str) -> list[np.ndarray]:
     """Arrays of a run's ``.npz``; a missing or damaged file is an
     :class:`AnalysisError` naming it."""
