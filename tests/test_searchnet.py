@@ -363,7 +363,6 @@ def test_a_run_learns_another_players_positions(tmp_path, monkeypatch):
         assert "continues with --epochs and --jobs" in refused.output
 
 
-
 def test_a_run_refuses_to_go_on_when_its_parent_has_changed(tmp_path, monkeypatch):
     """A run records its parent's name and weights' digest: once its
     ``--parent`` file is overwritten, or another network is shipped where the

@@ -302,13 +302,13 @@ def widen(net: Network, hidden: int, seed: int, encoding: str | None = None) -> 
     return Network(net.game, w1, b1, w2, net.b2.copy(), {**meta, "hidden": hidden, "parent": net.name})
 
 
-def _kept(data: Path, name: str) -> str | None:
-    """What a run's ``positions.npz`` keeps as ``name`` when it does (``None``
-    otherwise): ``collector``, the network whose self-play gave the positions
-    when not the parent; ``game`` and ``parent``, the parent's
+def _kept(data: Path, *names: str) -> list[str | None]:
+    """What a run's ``positions.npz`` keeps as each of ``names`` when it does
+    (``None`` otherwise): ``collector``, the network whose self-play gave the
+    positions when not the parent; ``game`` and ``parent``, the parent's
     :func:`~.supervised.parent_mark` (older runs have neither)."""
     with np.load(data) as saved:
-        return str(saved[name]) if name in saved.files else None
+        return [str(saved[name]) if name in saved.files else None for name in names]
 
 
 def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int = 1, seed: int = 1,
@@ -350,21 +350,21 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
     if resume:
         net = Network.load(folder / "checkpoint.npz") if (folder / "checkpoint.npz").exists() else None
         rows, how, source, kept = arrays(data, "rows", "how", "weights", "fitting")
-        weights, collector = str(source) or None, _kept(data, "collector")
-        fitting = json.loads(str(kept))
+        collector, own_game, stored_parent = _kept(data, "collector", "game", "parent")
+        weights, fitting = str(source) or None, json.loads(str(kept))
         games, seed, explore, alternatives = int(how[0]), int(how[1]), how[2] / 1000, int(how[3])
-        game = _kept(data, "game") or (net.game if net is not None else game)  # its own game, not the command's
-        check_parent(data, _kept(data, "parent"), game, weights)
+        game = own_game or (net.game if net is not None else game)  # its own game, not the command's
+        check_parent(data, stored_parent, game, weights)
     else:
         folder.mkdir(parents=True, exist_ok=True)
         if data.exists():
             rows, before, source, kept = arrays(data, "rows", "how", "weights", "fitting")
-            stored = _kept(data, "collector")
+            stored, stored_parent = _kept(data, "collector", "parent")
             if not np.array_equal(before, how) or str(source) != (weights or "") or stored != collector:
                 raise AnalysisError(f"{data}: positions of another collection (games, seed, explore, alternatives, "
                                     f"ply {before.tolist()}, weights {str(source) or 'shipped'}, collected by "
                                     f"{stored or 'them'}); choose another folder")
-            check_parent(data, _kept(data, "parent"), game, weights)
+            check_parent(data, stored_parent, game, weights)
             if json.loads(str(kept)) != fitting:  # the same positions fitted another way: resumes as this one
                 with np.load(data) as saved:
                     arrays_kept = {name: saved[name] for name in saved.files}
