@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from nardtools import Position, Roll, find_ruleset
-from nardtools.analysis.evaluate import evaluate, hint
+from nardtools.analysis.evaluate import Evaluator, evaluate, hint
 from nardtools.analysis.nets import (
     CLASSES,
     INPUTS,
@@ -324,6 +324,62 @@ def test_a_rollout_truncated_at_one_play_is_the_1_ply_evaluation(weights):
                                    "--weights", weights["long"], "--format", "json"])
     assert out.exit_code == 0, out.output
     assert {"games", "standard_error"} <= set(json.loads(out.output))
+
+
+@pytest.mark.parametrize("game", ["long", "backgammon"])
+def test_a_luckless_play_out_has_the_plain_ones_mean_and_far_less_spread(game):
+    """Each roll's luck taken out (the shipped networks, whose judgement
+    sees the luck): a game stopped after one play is the
+    1-ply value whatever the roll (the luck given back is all the roll
+    brought); longer games average what the plain play-outs average, on the
+    same plays (no screen: the plain game's best is the luckless game's),
+    with a fraction of their spread.  A finished game is refused."""
+    from nardtools.analysis.evaluate import play_out, play_out_luckless
+    from nardtools.analysis.searchnet import collect
+
+    ev = Evaluator(find_ruleset(game).rules, prune=False)
+    rows = collect(game, 1, seed=4)[5:60:11]
+    rng = np.random.default_rng(1)
+    for dice in (np.array([[1, 1]]), np.array([[6, 5]]), rng.integers(1, 7, (len(rows), 2))):
+        every = np.broadcast_to(dice, (len(rows), 2))
+        one = play_out_luckless(ev, rows, lambda _turn, every=every: every, truncate=1)
+        assert np.abs(one - ev.values(rows, 1)).max() < 1e-9
+    start, games = rows[:1], 400
+    boards = np.repeat(start, games, axis=0)
+    plain_dice, luck_dice = np.random.default_rng(2), np.random.default_rng(3)
+    plain = equity(play_out(ev, boards, lambda _t: plain_dice.integers(1, 7, (games, 2)), truncate=6), game, ev.rules)
+    luckless = equity(play_out_luckless(ev, boards, lambda _t: luck_dice.integers(1, 7, (games, 2)), truncate=6),
+                      game, ev.rules)
+    assert luckless.std() < plain.std() / 2
+    error = np.hypot(plain.std(), luckless.std()) / np.sqrt(games)
+    assert abs(plain.mean() - luckless.mean()) < 4 * error
+    ended = boards_of([Position.from_points(game, {1: 1}, {1: 1})])
+    ended[0, 1:26] = 0  # the side on roll has borne off its last checker
+    with pytest.raises(AnalysisError, match="has ended"):
+        play_out_luckless(ev, ended, lambda _t: np.array([[1, 2]]))
+
+
+def test_a_luckless_rollout_is_named_and_tighter():
+    """``rollout(luckless=True)`` (``eval --rollout N --luckless``, the
+    shipped network): its label says so, one play is still the 1-ply, and
+    its standard error is a fraction of the plain rollout's."""
+    from nardtools.analysis.evaluate import rollout
+
+    position = Position.parse("long X 24:9,22:2,19:2,16:1,13:1 / 24:8,20:3,17:2,14:2")
+    one = evaluate(position, ply=1)
+    first = rollout(position, games=36, truncate=1, luckless=True)
+    assert first.evaluation.equity == pytest.approx(one.equity, abs=1e-5) and first.standard_error < 1e-9
+    plain = rollout(position, games=72, truncate=8)
+    luckless = rollout(position, games=72, truncate=8, luckless=True)
+    assert luckless.evaluation.evaluator.startswith("luckless rollout of 72 games, truncated at 8 plays")
+    assert luckless.standard_error < plain.standard_error / 1.5
+    assert abs(luckless.evaluation.equity - plain.evaluation.equity) < 4 * plain.standard_error
+    out = CliRunner().invoke(app, ["eval", "start", "-r", "long", "--rollout", "36", "--truncate", "2", "--luckless",
+                                   "--format", "json"])
+    assert out.exit_code == 0 and json.loads(out.output)["evaluator"].startswith("luckless rollout"), out.output
+    for flag in (["--luckless"], ["--truncate", "3"]):
+        refused = CliRunner().invoke(app, ["eval", "start", "-r", "long", *flag])
+        assert refused.exit_code != 0 and "give --rollout too" in refused.output, refused.output
 
 
 def test_the_replay_shows_the_analysis(tmp_path):

@@ -142,7 +142,8 @@ def test_a_pruner_screens_only_for_the_network_it_was_trained_for(tmp_path):
 
 def test_train_prune_collects_values_fits_and_resumes(tmp_path, monkeypatch):
     """nardtools train --prune: a small run; resumed for one more epoch, it
-    gives the weights of a run that went on without stopping."""
+    gives the weights of a run that went on without stopping; resumed with
+    no --epochs, it keeps the epochs it has planned."""
     from typer.testing import CliRunner
 
     from nardtools.analysis import prunenet
@@ -155,6 +156,8 @@ def test_train_prune_collects_values_fits_and_resumes(tmp_path, monkeypatch):
     assert first.exit_code == 0, first.output
     again = runner.invoke(app, ["train", "--resume", str(tmp_path / "a"), "--epochs", "2", "--quiet"])
     assert again.exit_code == 0, again.output
+    kept = runner.invoke(app, ["train", "--resume", str(tmp_path / "a"), "--quiet"])
+    assert kept.exit_code == 0 and "after 2 epochs" in kept.output, kept.output
     straight = runner.invoke(app, [*args, "--epochs", "2", "--output", str(tmp_path / "b")])
     assert straight.exit_code == 0, straight.output
     a, b = Network.load(tmp_path / "a" / "checkpoint.npz"), Network.load(tmp_path / "b" / "checkpoint.npz")

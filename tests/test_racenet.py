@@ -78,8 +78,12 @@ def test_a_race_fit_learns_and_resumes_to_the_same_weights(tmp_path):
     straight = train_race("long", tmp_path / "a", games=6, epochs=3, seed=4, points=6, hidden=8, halving=1,
                           report=lambda epoch, loss, held: losses.append(loss))
     assert losses[-1] < losses[0]
-    train_race("long", tmp_path / "b", games=6, epochs=1, seed=4, points=6, hidden=8, halving=1)
-    again = train_race("long", tmp_path / "b", games=6, epochs=3, resume=True)
+    def stop(epoch, loss, held_out):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_race("long", tmp_path / "b", games=6, epochs=3, seed=4, points=6, hidden=8, halving=1, report=stop)
+    again = train_race("long", tmp_path / "b", games=6, epochs=None, resume=True)  # to the epochs it was started with
     assert again.meta["epochs"] == 3 and again.is_race and again.meta["points"] == 6 and again.meta["halving"] == 1
     for name in ("w1", "b1", "w2", "b2"):
         assert np.array_equal(getattr(straight, name), getattr(again, name)), name

@@ -118,8 +118,9 @@ def test_rollout_targets_are_games_played_out_and_resume_part_by_part(tmp_path, 
 def test_a_rollout_stopped_after_one_play_is_the_one_ply_look_ahead(tmp_path):
     """``truncate``: 36 games a position stopped after one play are the 36
     rolls once each, the best result of each valued by the network: the
-    unscreened 1-ply, exactly; a run records the truncation, and a longer one
-    gives other targets (the games played on)."""
+    unscreened 1-ply, exactly (luckless, any number of games: the screened
+    1-ply); a run records the truncation and the luck taken out, and a
+    longer one gives other targets (the games played on)."""
     from nardtools.analysis.searchnet import rollout_targets, train_search
 
     rows = collect("long", 1, seed=4)[10:200:10]
@@ -127,9 +128,15 @@ def test_a_rollout_stopped_after_one_play_is_the_one_ply_look_ahead(tmp_path):
     assert np.allclose(one, Evaluator(find_ruleset("long").rules, prune=False).values(rows, 1), atol=1e-6)
     four = rollout_targets("long", rows, tmp_path / "four", games=36, truncate=4, seed=3)
     assert np.abs(four - one).max() > 0.01
+    luckless = rollout_targets("long", rows, tmp_path / "luckless", games=2, truncate=1, luckless=True, seed=3)
+    assert np.allclose(luckless, Evaluator(find_ruleset("long").rules).values(rows, 1), atol=1e-6)  # screened, no luck
     net = train_search("long", tmp_path / "run", games=1, epochs=1, ply=0, seed=2, rollouts=6, rollout_games=4,
                        rollout_truncate=3)
     assert net.meta["rollout_truncate"] == 3 and "4 games each truncated at 3 plays at 0-ply" in net.meta["method"]
+    assert "rollout_luckless" not in net.meta
+    net = train_search("long", tmp_path / "luck", games=1, epochs=1, ply=0, seed=2, rollouts=6, rollout_games=4,
+                       rollout_truncate=3, rollout_luckless=True)
+    assert net.meta["rollout_luckless"] and "on its luckless rollouts instead" in net.meta["method"]
     assert "rollout_truncate" not in train_search("long", tmp_path / "whole", games=1, epochs=1, ply=0, seed=2,
                                                   rollouts=6, rollout_games=4).meta
 
@@ -147,7 +154,10 @@ def test_a_search_run_from_the_command_line_resumes_to_the_same_weights(tmp_path
     assert first.exit_code == 0, first.output
     resumed = CliRunner().invoke(app, ["train", "--resume", str(parts), "--epochs", "2", "-q"])  # a search run, found
     assert resumed.exit_code == 0 and "main network after 2 epochs" in resumed.output, resumed.output
+    again = CliRunner().invoke(app, ["train", "--resume", str(parts), "-q"])  # no --epochs: the plan, now 2, holds
+    assert again.exit_code == 0 and "main network after 2 epochs" in again.output, again.output
     a, b = Network.load(whole / "checkpoint.npz"), Network.load(parts / "checkpoint.npz")
+    assert b.meta["planned_epochs"] == 2
     assert np.array_equal(a.w1, b.w1) and np.array_equal(a.w2, b.w2)
     meta = b.meta
     parent = load_networks("backgammon").main.meta
@@ -161,7 +171,8 @@ def test_a_search_run_from_the_command_line_resumes_to_the_same_weights(tmp_path
 
 def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, monkeypatch):
     """Interrupted before its first epoch, a run resumed with no options keeps
-    the width, rate and halving it was started with (not the command's defaults)."""
+    the width, rate, halving and epochs it was started with (not the
+    command's defaults); interrupted after one, it goes on to its own epochs."""
     import nardtools.analysis.searchnet as searchnet
     from nardtools.analysis.searchnet import train_search
 
@@ -178,12 +189,20 @@ def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, mo
 
     monkeypatch.setattr(searchnet, "_part", interrupted)
     try:
-        train_search("long", folder, games=1, epochs=1, hidden=260, rate=5e-4, halving=3)
+        train_search("long", folder, games=1, epochs=3, hidden=260, rate=5e-4, halving=3)
     except KeyboardInterrupt:
         pass
     assert len(list((folder / "targets").glob("part-*.npy"))) == 1 and not (folder / "checkpoint.npz").exists()
     monkeypatch.setattr(searchnet, "_part", original)
-    net = train_search("long", folder, games=5000, epochs=1, resume=True)  # the command's defaults, ignored
+
+    def stop_after_one(epoch, loss, held_out):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):  # the command's defaults, ignored
+        train_search("long", folder, games=5000, epochs=None, resume=True, report=stop_after_one)
+    assert Network.load(folder / "checkpoint.npz").meta["epochs"] == 1
+    net = train_search("long", folder, games=5000, epochs=None, resume=True)
+    assert net.meta["epochs"] == net.meta["planned_epochs"] == 3
     assert net.w1.shape == (load_networks("long").main.inputs, 260) and net.meta["rate"] == 5e-4
     assert net.meta["halving"] == 3
     assert net.meta["search_games"] == 1

@@ -43,7 +43,7 @@ import numpy as np
 from .._io import write_atomically
 from ..errors import AnalysisError
 from .nets import Network, finished
-from .supervised import HALVING, Fit, arrays, check_parent, kept_path, parent_mark
+from .supervised import EPOCHS, HALVING, Fit, arrays, check_parent, kept_path, parent_mark
 
 #: Rolls whose every result is kept, of each position sampled.
 ROLLS_KEPT = 4
@@ -74,20 +74,23 @@ def siblings(game: str, games: int, positions: int, *, seed: int = 1, weights: s
     return kept
 
 
-def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: int, hidden: int = 64,
+def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: int | None, hidden: int = 64,
                 seed: int = 1, weights: str | None = None, rate: float = 3e-3, halving: int | None = None,
                 resume: bool = False, commands: list[str] | None = None,
                 progress: Callable[[str, int, int], None] | None = None,
                 report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
     """Collect (once), value (once) and fit, until ``epochs`` epochs in all
-    (see the module docstring); a resumed run keeps its settings."""
+    (see the module docstring); a resumed run keeps its settings, and its
+    epochs unless ``epochs`` is given (``None``: the run's own, else
+    :data:`.supervised.EPOCHS`)."""
     from ..rules import find_ruleset
     from .evaluate import Evaluator
     from .training import TRAINING_RULESETS
 
     data, target_file = folder / "positions.npz", folder / "targets.npy"
     settings: dict[str, Any] = {"games": games, "positions": positions, "seed": seed,
-                                "weights": kept_path(weights) or "", "hidden": hidden, "rate": rate, "halving": halving or HALVING}
+                                "weights": kept_path(weights) or "", "hidden": hidden, "rate": rate,
+                                "halving": halving or HALVING, "epochs": epochs or EPOCHS}
     if resume:
         (kept,) = arrays(data, "settings")
         settings = json.loads(str(kept))
@@ -125,7 +128,8 @@ def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: 
     else:
         start = Network.random(game, int(settings["hidden"]), int(settings["seed"]), encoding="board")
         start.meta.update(kind="prune", screens=screened.name, sibling_games=int(settings["games"]),
-                          sampled_positions=int(settings["positions"]), rolls_kept=ROLLS_KEPT)
+                          sampled_positions=int(settings["positions"]), rolls_kept=ROLLS_KEPT,
+                          planned_epochs=int(settings.get("epochs") or EPOCHS))
         fit = Fit(start, rows, targets, seed=int(settings["seed"]), rate=float(settings["rate"]),
                   halving=int(settings["halving"]))
         commands = list(commands or [])

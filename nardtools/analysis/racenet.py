@@ -130,15 +130,17 @@ def _odds(chunk: tuple[str, int, np.ndarray]) -> np.ndarray:
     return targets
 
 
-def train_race(game: str, folder: Path, *, games: int, epochs: int, seed: int = 1, points: int = POINTS,
+def train_race(game: str, folder: Path, *, games: int, epochs: int | None, seed: int = 1, points: int = POINTS,
                hidden: int = 128, replies: bool = True, leaves: int = 0, halving: int | None = None,
                resume: bool = False, commands: list[str] | None = None,
                jobs: int = 1,
                progress: Callable[[int], None] | None = None,
                report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
     """Collect (once) and fit a race network in ``folder``, until ``epochs``
-    epochs in all, the rate halved every ``halving`` epochs (``HALVING``; a
-    resumed run keeps its own); ``report(epoch, loss, held_out)`` after each."""
+    epochs in all (``None``: a resumed run's own plan, else
+    :data:`.supervised.EPOCHS`), the rate halved every ``halving`` epochs
+    (``HALVING``; a resumed run keeps its own); ``report(epoch, loss,
+    held_out)`` after each."""
     data = folder / "positions.npz"
     if resume:
         net = Network.load(folder / "checkpoint.npz")

@@ -56,7 +56,7 @@ import numpy as np
 from .._io import write_atomically
 from ..errors import AnalysisError
 from .nets import ENCODINGS, Network, Networks, check_encoding, finished
-from .supervised import HALVING, Fit, arrays, check_parent, kept_path, parent_mark
+from .supervised import EPOCHS, HALVING, Fit, arrays, check_parent, kept_path, parent_mark
 
 if TYPE_CHECKING:
     from .selfplay import NetPlayer
@@ -67,8 +67,8 @@ PART = 5000
 ROLLOUT_PART, ROLLOUT_LOCKSTEP = 500, 20
 #: What a run records of itself only when it has them: a network fitted from
 #: a parent that had them does not inherit them.
-_RUN_KEYS = ("with_runs", "with_run_commands", "rollouts", "rollout_games", "rollout_truncate", "rollout_weight",
-            "collected_by")
+_RUN_KEYS = ("with_runs", "with_run_commands", "rollouts", "rollout_games", "rollout_truncate", "rollout_luckless",
+             "rollout_weight", "collected_by")
 
 
 def _networks(game: str, weights: str | None) -> Networks:
@@ -139,13 +139,14 @@ def _part(job: tuple[str, str | None, int, np.ndarray, str]) -> None:
     _save_part(path, values)
 
 
-def _rollout_part(job: tuple[str, str | None, int, int, int, int, np.ndarray, str]) -> None:
+def _rollout_part(job: tuple[str, str | None, int, int, bool, int, int, np.ndarray, str]) -> None:
     """One part of the rollout targets, written atomically (:func:`rollout_targets`)."""
     from ..rules import find_ruleset
-    from .evaluate import Evaluator, play_out, roll_pairs
+    from .evaluate import Evaluator, play_out, play_out_luckless, roll_pairs
     from .training import TRAINING_RULESETS
 
-    game, weights, games, truncate, seed, part, rows, path = job
+    game, weights, games, truncate, luckless, seed, part, rows, path = job
+    play = play_out_luckless if luckless else play_out
     evaluator = Evaluator(find_ruleset(TRAINING_RULESETS[game]).rules, weights=weights)
     rng = np.random.default_rng((seed, part))
     values = []
@@ -156,7 +157,8 @@ def _rollout_part(job: tuple[str, str | None, int, int, int, int, np.ndarray, st
         def dice_of(plays: int, first: np.ndarray = first) -> np.ndarray:
             return roll_pairs(first) if plays == 0 else rng.integers(1, 7, (len(first), 2))
 
-        values.append(play_out(evaluator, starts, dice_of, truncate=truncate).reshape(len(starts) // games, games, -1).mean(axis=1))
+        results = play(evaluator, starts, dice_of, truncate=truncate)
+        values.append(results.reshape(len(starts) // games, games, -1).mean(axis=1).clip(0.0, 1.0))
     _save_part(path, np.concatenate(values))
 
 
@@ -177,17 +179,18 @@ def search_targets(game: str, rows: np.ndarray, folder: Path, *, ply: int = 1, w
 
 
 def rollout_targets(game: str, rows: np.ndarray, folder: Path, *, games: int = 36, truncate: int = 0,
-                    weights: str | None = None, seed: int = 1, jobs: int = 1,
+                    luckless: bool = False, weights: str | None = None, seed: int = 1, jobs: int = 1,
                     progress: Callable[[int], None] | None = None) -> np.ndarray:
     """The probabilities of ``rows`` from ``games`` games each, played to the
     end (or stopped after ``truncate`` > 0 plays and valued there by the
     network) by the evaluator of ``weights`` at 0-ply on both sides
-    (:func:`.evaluate.play_out`): game ``i`` of a position starts with the
-    ``i mod 36``-th of the 36 rolls (stratified), the later dice come from
-    ``seed`` and the part.  Kept in parts of :data:`ROLLOUT_PART` positions
+    (:func:`.evaluate.play_out`; with ``luckless``, each roll's luck taken
+    out, :func:`.evaluate.play_out_luckless`): game ``i`` of a position
+    starts with the ``i mod 36``-th of the 36 rolls (stratified), the later
+    dice come from ``seed`` and the part.  Kept in parts of :data:`ROLLOUT_PART` positions
     under ``folder``, as :func:`search_targets` keeps its own."""
     paths = _part_paths(folder, len(rows), ROLLOUT_PART)
-    todo = [(game, weights, games, truncate, seed, k, rows[k * ROLLOUT_PART:(k + 1) * ROLLOUT_PART], str(path))
+    todo = [(game, weights, games, truncate, luckless, seed, k, rows[k * ROLLOUT_PART:(k + 1) * ROLLOUT_PART], str(path))
             for k, path in enumerate(paths) if not path.exists()]
     return _computed(_rollout_part, todo, folder, paths, ROLLOUT_PART, jobs, progress)
 
@@ -311,23 +314,25 @@ def _kept(data: Path, *names: str) -> list[str | None]:
         return [str(saved[name]) if name in saved.files else None for name in names]
 
 
-def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int = 1, seed: int = 1,
+def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply: int = 1, seed: int = 1,
                  hidden: int | None = None, weights: str | None = None, explore: float = 0.1, alternatives: int = 2,
                  rate: float = 1e-3, halving: int | None = None, widen_from: bool = True, resume: bool = False,
                  encoding: str | None = None, with_runs: list[Path] | None = None, rollouts: int = 0,
                  rollout_games: int = 36, rollout_truncate: int = 0, rollout_weight: float = 1.0,
-                 collector: str | None = None, commands: list[str] | None = None,
+                 rollout_luckless: bool = False, collector: str | None = None, commands: list[str] | None = None,
                  jobs: int = 1,
                  progress: Callable[[str, int, int], None] | None = None,
                  report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
     """Collect (once), compute the targets (resumably) and fit, until ``epochs``
-    epochs in all (``hidden``: the parent's width unless given; ``encoding``:
+    epochs in all (``None``: a resumed run's own, else
+    :data:`.supervised.EPOCHS`; ``hidden``: the parent's width unless given; ``encoding``:
     the inputs, the parent's unless given);
     ``with_runs``: the folders of earlier runs whose positions and targets are
     fitted too; ``rollouts``: that many positions, drawn by the seed, learn
     instead of the look-ahead the mean of ``rollout_games`` games played out
     from them by the evaluator at 0-ply, :func:`rollout_targets` (stopped
-    after ``rollout_truncate`` plays when that is > 0), :func:`weighed` by
+    after ``rollout_truncate`` plays when that is > 0, each roll's luck
+    taken out with ``rollout_luckless``), :func:`weighed` by
     ``rollout_weight`` against the look-ahead (the earlier runs' rollouts too);
     ``collector``: the network whose self-play gives the positions, when not
     the evaluator's own: another player's positions to learn);
@@ -344,9 +349,11 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                                "encoding": encoding, "with_runs": [kept_path(f) for f in with_runs or []]}
     if rollouts:
         fitting.update(rollouts=rollouts, rollout_games=rollout_games,
-                       **({"rollout_truncate": rollout_truncate} if rollout_truncate else {}))
+                       **({"rollout_truncate": rollout_truncate} if rollout_truncate else {}),
+                       **({"rollout_luckless": True} if rollout_luckless else {}))
     if rollout_weight != 1.0:
         fitting["rollout_weight"] = rollout_weight
+    fitting["epochs"] = epochs or EPOCHS
     if resume:
         net = Network.load(folder / "checkpoint.npz") if (folder / "checkpoint.npz").exists() else None
         rows, how, source, kept = arrays(data, "rows", "how", "weights", "fitting")
@@ -411,7 +418,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
 
         targets[chosen] = weighed(targets[chosen], rollout_targets(
             game, rows[chosen], folder / "rollouts", games=int(fitting["rollout_games"]),
-            truncate=int(fitting.get("rollout_truncate", 0)), weights=weights, seed=seed, jobs=jobs, progress=rolled),
+            truncate=int(fitting.get("rollout_truncate", 0)), luckless=bool(fitting.get("rollout_luckless")),
+            weights=weights, seed=seed, jobs=jobs, progress=rolled),
             weight)
     own, others = len(rows), fitting.get("with_runs") or []
     player = _networks(game, collector).main.name if collector else None
@@ -439,17 +447,20 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int, ply: int =
                           **({"rollout_games": int(fitting["rollout_games"])} if len(chosen) else {}),
                           **({"rollout_truncate": int(fitting["rollout_truncate"])}
                              if len(chosen) and fitting.get("rollout_truncate") else {}),
+                          **({"rollout_luckless": True} if len(chosen) and fitting.get("rollout_luckless") else {}),
                           **({"rollout_weight": weight} if rolled_out and weight != 1.0 else {}),
                           **({"collected_by": player} if player else {}),
                           lineage=[*parent.meta.get("lineage", []), parent.name], parent_digest=parent.digest,
-                          parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])])
+                          parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])],
+                          planned_epochs=int(fitting.get("epochs") or EPOCHS))
         fit = Fit(start, rows, targets, seed=seed, rate=float(fitting["rate"]), halving=int(fitting["halving"] or HALVING))
         commands = list(commands or [])
     played_by = f"{player}'s self-play" if player else "self-play"
     method = f"supervised on its parent evaluator's {ply}-ply probabilities of {own:,} {played_by} positions"
     if len(chosen):
         cut = int(fitting.get("rollout_truncate", 0))
-        method += (f" ({len(chosen):,} of them on its rollouts instead, {fitting['rollout_games']} games each "
+        luck = "luckless " if fitting.get("rollout_luckless") else ""
+        method += (f" ({len(chosen):,} of them on its {luck}rollouts instead, {fitting['rollout_games']} games each "
                    f"{f'truncated at {cut} plays' if cut else 'to the end'} at 0-ply"
                    f"{f', weighted {weight:g} against the look-ahead' if weight != 1.0 else ''})")
     if others:

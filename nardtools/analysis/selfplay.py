@@ -277,6 +277,14 @@ class DriveMany:
     plays: np.ndarray
 
 
+def check_one_turn_rolls(rules: Rules) -> None:
+    """Refuse rulesets where a roll is more than one turn (gul-bara's doubles,
+    remainders, re-rolls): self-play and rollouts cover the others."""
+    if rules.crazy_doubles != "none" or rules.remainder != "lost" or rules.double_reroll:
+        raise AnalysisError("self-play and rollouts cover rulesets where a roll is one turn (not gul-bara's "
+                            "doubles, remainders or re-rolls)")
+
+
 def drive_many(rules: Rules, boards: np.ndarray, dice_of: Callable[[int], np.ndarray],
                choose: Callable[[np.ndarray, np.ndarray, int, np.ndarray], np.ndarray], *, stop_after: int = 0,
                max_turns: int = 10_000) -> DriveMany:
@@ -293,9 +301,7 @@ def drive_many(rules: Rules, boards: np.ndarray, dice_of: Callable[[int], np.nda
     (:func:`~nardtools.engine.on_first_turn`, :func:`turn_dice`).  Rulesets
     where a roll is more than one turn (gul-bara's doubles, remainders,
     re-rolls) are :class:`~nardtools.game.Game`'s."""
-    if rules.crazy_doubles != "none" or rules.remainder != "lost" or rules.double_reroll:
-        raise AnalysisError("self-play and rollouts cover rulesets where a roll is one turn (not gul-bara's "
-                            "doubles, remainders or re-rolls)")
+    check_one_turn_rolls(rules)
     boards = np.array(boards, np.int8).reshape(-1, 52)
     plays = np.zeros(len(boards), np.int64)
     on = np.ones(len(boards), bool)

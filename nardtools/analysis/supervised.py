@@ -5,7 +5,7 @@ half of training (the race networks on the bear-off database's odds,
 Adam on the cross-entropy of the network's outputs against the targets, in
 mini-batches of a seeded order, a tenth of the positions held out to measure
 it; the rate halves every ``halving`` epochs.  A run keeps the network after
-each epoch (``checkpoint.npz``, the epochs in its metadata) and Adam's
+each epoch (``checkpoint.npz``, the epochs done and planned in its metadata) and Adam's
 moments (``optimizer.npz``), so that a resumed run gives the same weights as
 one never stopped.
 """
@@ -27,6 +27,8 @@ from .nets import Network, sigmoid
 HELD_OUT = 0.1
 #: Epochs between halvings of the learning rate, unless a run says otherwise.
 HALVING = 8
+#: Epochs a run fits in all, unless it says otherwise.
+EPOCHS = 30
 #: The weights Adam moves, and its moments of each as ``optimizer.npz`` keeps them.
 WEIGHTS = ("w1", "b1", "w2", "b2")
 MOMENTS = (*(f"{k}{name}" for name in WEIGHTS for k in "mv"), "steps")
@@ -90,12 +92,17 @@ class Fit:
         np.savez(buffer, **self.moments)  # type: ignore[arg-type]
         write_atomically(folder / "optimizer.npz", buffer.getvalue())
 
-    def run(self, folder: Path, epochs: int, commands: list[str], method: str, *, curve: bool = True,
+    def run(self, folder: Path, epochs: int | None, commands: list[str], method: str, *, curve: bool = True,
             report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
-        """Fit until ``epochs`` epochs in all, saving after each (:meth:`save`)
-        and, with ``curve``, adding its line to ``curve.csv`` (the epoch, the
-        loss and the held-out P(win) errors); ``report(epoch, loss, held_out)``
-        after each."""
+        """Fit until ``epochs`` epochs in all (``None``: the run's own plan,
+        its network's ``planned_epochs``, else :data:`EPOCHS`; a number given
+        becomes the plan), saving after each (:meth:`save`) and, with
+        ``curve``, adding its line to ``curve.csv`` (the epoch, the loss and
+        the held-out P(win) errors); ``report(epoch, loss, held_out)`` after
+        each."""
+        if epochs is None:
+            epochs = int(self.net.meta.get("planned_epochs") or EPOCHS)
+        self.net.meta["planned_epochs"] = epochs
         path = folder / "curve.csv"
         if curve and not path.exists():
             path.write_text("epoch,loss,mean_win_error,worst_win_error\n")
