@@ -25,6 +25,8 @@ shipped networks, or a checkpoint; always with the shipped race network):
    judgement at its leaves; with ``rollout_truncate``, games stopped after
    that many plays and valued there by the network (a truncated rollout: a
    little of the look-ahead's bias, much less of the outcomes' noise); with
+   ``rollout_luckless``, each roll's luck taken out of those games
+   (:func:`.evaluate.play_out_luckless`: the same mean, less noise); with
    ``rollout_weight`` *w* < 1, a rolled-out position learns *w* × its
    rollout + (1 − *w*) × its look-ahead target (:func:`weighed`): the
    rollouts' noise shrunk towards the look-ahead, at some of its bias.
@@ -187,8 +189,9 @@ def rollout_targets(game: str, rows: np.ndarray, folder: Path, *, games: int = 3
     (:func:`.evaluate.play_out`; with ``luckless``, each roll's luck taken
     out, :func:`.evaluate.play_out_luckless`): game ``i`` of a position
     starts with the ``i mod 36``-th of the 36 rolls (stratified), the later
-    dice come from ``seed`` and the part.  Kept in parts of :data:`ROLLOUT_PART` positions
-    under ``folder``, as :func:`search_targets` keeps its own."""
+    dice come from ``seed`` and the part.  Kept in parts of
+    :data:`ROLLOUT_PART` positions under ``folder``, as :func:`search_targets`
+    keeps its own."""
     paths = _part_paths(folder, len(rows), ROLLOUT_PART)
     todo = [(game, weights, games, truncate, luckless, seed, k, rows[k * ROLLOUT_PART:(k + 1) * ROLLOUT_PART], str(path))
             for k, path in enumerate(paths) if not path.exists()]
@@ -325,8 +328,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
                  report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
     """Collect (once), compute the targets (resumably) and fit, until ``epochs``
     epochs in all (``None``: a resumed run's own, else
-    :data:`.supervised.EPOCHS`; ``hidden``: the parent's width unless given; ``encoding``:
-    the inputs, the parent's unless given);
+    :data:`.supervised.EPOCHS`; ``hidden``: the parent's width unless given;
+    ``encoding``: the inputs, the parent's unless given);
     ``with_runs``: the folders of earlier runs whose positions and targets are
     fitted too; ``rollouts``: that many positions, drawn by the seed, learn
     instead of the look-ahead the mean of ``rollout_games`` games played out
