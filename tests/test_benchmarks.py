@@ -80,3 +80,31 @@ def test_the_long_nardy_benchmark_builds_its_set_and_measures(tmp_path):
                 "--set", str(stronger), "--also", str(older))
     assert both.count("The rollout set ") == 2 and "The rollout set stronger.npz: 3 positions" in both
     assert sum(line.split(" | ")[1:2] == ["0"] for line in both.splitlines()) == 2 * 3
+
+
+def test_the_rollout_teachers_benchmark_measures_each_recipe_against_the_set():
+    """Stopped after one play, a plain rollout of 36 stratified games is
+    exactly the unscreened 1-ply and a luckless one of a single game the
+    screened 1-ply, so their rows at weight 1 are those 1-plies' errors
+    against the set, computed here apart."""
+    from nardtools import find_ruleset
+    from nardtools.analysis.evaluate import Evaluator
+    from nardtools.analysis.nets import equity
+
+    text = _run("benchmarks/rollout_teachers.py", "--positions", "6", "--recipe", "plain:36:1", "--recipe",
+                "luckless:1:1", "--weights", "1,0.5")
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[1:] for line in text.splitlines() if line.startswith("| ")}
+    data = np.load(ROOT / "benchmarks" / "data" / "long-rollouts-0.7.npz")
+    rules = find_ruleset("long").rules
+
+    def error(ply: int, prune: bool = True) -> float:
+        values = Evaluator(rules, prune=prune).values(data["rows"][:6], ply)
+        return float(np.abs(equity(values, "long", rules) - data["equity"][:6]).mean())
+
+    # each figure is printed to 4 places
+    assert float(rows["0-ply alone"][0]) == pytest.approx(error(0), abs=5.1e-5)
+    assert float(rows["plain, 36 games, T = 1"][0]) == pytest.approx(error(1, prune=False), abs=5.1e-5)
+    assert float(rows["luckless, 1 game, T = 1"][0]) == pytest.approx(error(1), abs=5.1e-5)
+    assert "error: argument --recipe" in subprocess.run(
+        [sys.executable, "benchmarks/rollout_teachers.py", "--recipe", "plain:0:1"], cwd=ROOT, capture_output=True,
+        text=True).stderr

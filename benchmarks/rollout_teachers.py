@@ -1,0 +1,94 @@
+"""How near a training target is to the truth (docs/analysis.md, "The
+generations"): the targets ``train --search --rollouts`` would fit, computed
+for the positions of a committed Long Nardy rollout set and measured against
+its equities, for several rollout recipes in one run.
+
+    python benchmarks/rollout_teachers.py [--set 0.7] [--positions 1000] [--jobs 2]
+        [--recipe plain:36:12 --recipe luckless:8:12 ...] [--weights 1,0.7,0.5]
+
+A recipe is ``KIND:GAMES:T``: GAMES rollout games a position (the first roll
+stratified), plain or luckless (each roll's luck taken out), stopped after T
+plays and valued there, all by the network (``--network``, the shipped one
+by default).  Each is blended as a training run blends it
+(``--rollout-weight W``: W of the rollout against 1 - W of the network's own
+0-ply) and printed as the mean absolute equity error against the set, with
+the positions a second the recipe's rollouts took.  The network's 0-ply
+alone is the first row: a student fitted to the targets starts there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from nardtools import find_ruleset
+from nardtools.analysis.evaluate import Evaluator
+from nardtools.analysis.nets import equity
+from nardtools.analysis.searchnet import rollout_targets
+
+SETS = {"0.2": "long-rollouts.npz", "0.4": "long-rollouts-0.4.npz", "0.7": "long-rollouts-0.7.npz"}
+RECIPES = ["plain:36:12", "luckless:4:24", "luckless:8:12"]
+
+
+def recipe(text: str) -> tuple[str, int, int]:
+    """``KIND:GAMES:T`` as its three parts, checked."""
+    try:
+        kind, games, truncate = text.split(":")
+        if kind not in ("plain", "luckless") or int(games) < 1 or int(truncate) < 1:
+            raise ValueError
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a recipe is KIND:GAMES:T (plain or luckless, games and T >= 1), not {text!r}") from None
+    return kind, int(games), int(truncate)
+
+
+def weights_of(text: str) -> list[float]:
+    """A comma list of rollout weights in (0, 1]."""
+    try:
+        ws = [float(w) for w in text.split(",")]
+    except ValueError:
+        ws = []
+    if not ws or any(not 0 < w <= 1 for w in ws):
+        raise argparse.ArgumentTypeError(f"weights are a comma list of numbers in (0, 1], not {text!r}") from None
+    return ws
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--set", choices=sorted(SETS), default="0.7")
+    ap.add_argument("--positions", type=int, default=1000)
+    ap.add_argument("--recipe", type=recipe, action="append", help=f"KIND:GAMES:T (default {' '.join(RECIPES)})")
+    ap.add_argument("--weights", type=weights_of, default=[1.0, 0.7, 0.5])
+    ap.add_argument("--network", help="weights file (default: the shipped Long Nardy network)")
+    ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--jobs", type=int, default=1)
+    args = ap.parse_args()
+    if args.positions < 1:
+        ap.error("--positions must be at least 1")
+    data = np.load(Path(__file__).resolve().parent / "data" / SETS[args.set])
+    rows, truth = data["rows"][:args.positions], data["equity"][:args.positions]
+    rules = find_ruleset("long").rules
+    ev = Evaluator(rules, weights=args.network)
+    own = ev.values(rows, 0)
+    print(f"{len(rows)} positions of the set of {args.set}, {ev.name}; mean absolute equity error of the target\n")
+    print("| target | " + " | ".join(f"weight {w:g}" for w in args.weights) + " | positions/s |")
+    print("|---|" + "---|" * (len(args.weights) + 1))
+    print(f"| 0-ply alone | {np.abs(equity(own, 'long', rules) - truth).mean():.4f} |" + " |" * len(args.weights))
+    for kind, games, truncate in args.recipe or [recipe(r) for r in RECIPES]:
+        began = time.perf_counter()
+        with tempfile.TemporaryDirectory() as folder:
+            rolled = rollout_targets("long", rows, Path(folder), games=games, truncate=truncate,
+                                     luckless=kind == "luckless", weights=args.network, seed=args.seed, jobs=args.jobs)
+        rate = len(rows) / (time.perf_counter() - began)
+        errors = [np.abs(equity(w * rolled + (1 - w) * own, "long", rules) - truth).mean() for w in args.weights]
+        print(f"| {kind}, {games} game{'s' * (games > 1)}, T = {truncate} | " + " | ".join(f"{e:.4f}" for e in errors) + f" | {rate:,.0f} |")
+
+
+if __name__ == "__main__":
+    main()
