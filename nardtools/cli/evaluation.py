@@ -67,8 +67,7 @@ _TRAINING_OPTIONS = {
     "race": {"game", "games", "race", "epochs", "seed", "hidden", "race_db", "replies", "leaves", "halving", "jobs"},
     "search": {"game", "games", "search", "search_ply", "parent", "explore", "alternatives", "widen", "inputs",
                "with_run", "rollouts", "rollout_games", "rollout_truncate", "rollout_luckless", "rollout_weight",
-               "collect_with",
-               "epochs", "seed", "hidden", "halving", "jobs"},
+               "collect_with", "epochs", "seed", "hidden", "halving", "jobs"},
     "prune": {"game", "games", "prune", "epochs", "seed", "hidden", "parent", "halving"},
     "outcomes": {"game", "games", "outcomes", "parent", "pull", "seed", "jobs"},
 }
@@ -282,8 +281,7 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
                   hidden: int | None, parent: Path | None, explore: float, alternatives: int, widen: bool,
                   encoding: str | None, halving: int | None, with_runs: list[Path], rollouts: int,
                   rollout_games: int, rollout_truncate: int, rollout_luckless: bool, rollout_weight: float,
-                  collector: Path | None,
-                  jobs: int, command_line: str, quiet: bool) -> None:
+                  collector: Path | None, jobs: int, command_line: str, quiet: bool) -> None:
     from ..analysis.searchnet import train_search
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -295,8 +293,7 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
                        halving=halving, widen_from=widen, resume=resume, encoding=encoding,
                        with_runs=with_runs, rollouts=rollouts, rollout_games=rollout_games,
                        rollout_truncate=rollout_truncate, rollout_luckless=rollout_luckless,
-                       rollout_weight=rollout_weight,
-                       collector=_path(collector),
+                       rollout_weight=rollout_weight, collector=_path(collector),
                        commands=[command_line], jobs=jobs, progress=progress, report=_epoch_report(quiet))
     _fitted("main", net, folder)
 
