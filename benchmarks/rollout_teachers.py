@@ -5,6 +5,7 @@ its equities, for several rollout recipes in one run.
 
     python benchmarks/rollout_teachers.py [--set 0.7] [--positions 1000] [--jobs 2]
         [--recipe plain:36:12 --recipe luckless:8:12 ...] [--weights 1,0.7,0.5]
+        [--student FILE ...]
 
 A recipe is ``KIND:GAMES:T``: GAMES rollout games a position (the first roll
 stratified), plain or luckless (each roll's luck taken out), stopped after T
@@ -14,6 +15,10 @@ by default).  Each is blended as a training run blends it
 0-ply) and printed as the mean absolute equity error against the set, with
 the positions a second the recipe's rollouts took.  The network's 0-ply
 alone is the first row: a student fitted to the targets starts there.
+Each ``--student`` (a network fitted to such targets) adds a row for its own
+0-ply and, under each recipe, a row of its distance from that recipe's
+targets: whether what it learned on its training positions carried to the
+set's.
 """
 
 from __future__ import annotations
@@ -66,6 +71,8 @@ def main() -> None:
     ap.add_argument("--recipe", type=recipe, action="append", help=f"KIND:GAMES:T (default {' '.join(RECIPES)})")
     ap.add_argument("--weights", type=weights_of, default=[1.0, 0.7, 0.5])
     ap.add_argument("--network", help="weights file (default: the shipped Long Nardy network)")
+    ap.add_argument("--student", action="append", default=[],
+                    help="a network fitted to such targets, named by its file's name (repeatable)")
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=1)
     args = ap.parse_args()
@@ -80,14 +87,22 @@ def main() -> None:
     print("| target | " + " | ".join(f"weight {w:g}" for w in args.weights) + " | positions/s |")
     print("|---|" + "---|" * (len(args.weights) + 1))
     print(f"| 0-ply alone | {np.abs(equity(own, 'long', rules) - truth).mean():.4f} |" + " |" * len(args.weights))
+    students = {Path(file).name: equity(Evaluator(rules, weights=file).values(rows, 0), "long", rules)
+                for file in args.student}
+    for name, value in students.items():
+        print(f"| student {name}, 0-ply | {np.abs(value - truth).mean():.4f} |" + " |" * len(args.weights))
     for kind, games, truncate in args.recipe or [recipe(r) for r in RECIPES]:
         began = time.perf_counter()
         with tempfile.TemporaryDirectory() as folder:
             rolled = rollout_targets("long", rows, Path(folder), games=games, truncate=truncate,
                                      luckless=kind == "luckless", weights=args.network, seed=args.seed, jobs=args.jobs)
         rate = len(rows) / (time.perf_counter() - began)
-        errors = [np.abs(equity(w * rolled + (1 - w) * own, "long", rules) - truth).mean() for w in args.weights]
-        print(f"| {kind}, {games} game{'s' * (games > 1)}, T = {truncate} | " + " | ".join(f"{e:.4f}" for e in errors) + f" | {rate:,.0f} |")
+        targets = [equity(w * rolled + (1 - w) * own, "long", rules) for w in args.weights]
+        print(f"| {kind}, {games} game{'s' * (games > 1)}, T = {truncate} | "
+              + " | ".join(f"{np.abs(t - truth).mean():.4f}" for t in targets) + f" | {rate:,.0f} |")
+        for name, value in students.items():
+            print(f"| student {name}: distance from these targets | "
+                  + " | ".join(f"{np.abs(value - t).mean():.4f}" for t in targets) + " | |")
 
 
 if __name__ == "__main__":

@@ -91,8 +91,9 @@ def test_the_rollout_teachers_benchmark_measures_each_recipe_against_the_set():
     from nardtools.analysis.evaluate import Evaluator
     from nardtools.analysis.nets import equity
 
+    shipped = ROOT / "nardtools" / "data" / "nets" / "long.npz"
     text = _run("benchmarks/rollout_teachers.py", "--positions", "6", "--recipe", "plain:36:1", "--recipe",
-                "luckless:1:1", "--weights", "1,0.5")
+                "luckless:1:1", "--weights", "1,0.5", "--student", str(shipped))
     rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[1:] for line in text.splitlines() if line.startswith("| ")}
     data = np.load(ROOT / "benchmarks" / "data" / "long-rollouts-0.7.npz")
     rules = find_ruleset("long").rules
@@ -105,6 +106,14 @@ def test_the_rollout_teachers_benchmark_measures_each_recipe_against_the_set():
     assert float(rows["0-ply alone"][0]) == pytest.approx(error(0), abs=5.1e-5)
     assert float(rows["plain, 36 games, T = 1"][0]) == pytest.approx(error(1, prune=False), abs=5.1e-5)
     assert float(rows["luckless, 1 game, T = 1"][0]) == pytest.approx(error(1), abs=5.1e-5)
+    # the shipped network as a student: its 0-ply is the first row, and its
+    # distance from the weight-1 target of the plain T = 1 rollout is how far
+    # its 0-ply is from its unscreened 1-ply
+    student = next(name for name in rows if name.startswith("student ") and name.endswith(", 0-ply"))
+    assert rows[student][0] == rows["0-ply alone"][0]
+    distance = next(line.split(" | ")[1:] for line in text.splitlines() if "distance from these targets" in line)
+    zero, one = (equity(Evaluator(rules, prune=False).values(data["rows"][:6], ply), "long", rules) for ply in (0, 1))
+    assert float(distance[0]) == pytest.approx(float(np.abs(one - zero).mean()), abs=5.1e-5)
     assert "error: argument --recipe" in subprocess.run(
         [sys.executable, "benchmarks/rollout_teachers.py", "--recipe", "plain:0:1"], cwd=ROOT, capture_output=True,
         text=True).stderr
