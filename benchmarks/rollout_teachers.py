@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from nardtools import find_ruleset
 from nardtools.analysis.evaluate import Evaluator
 from nardtools.analysis.nets import equity
-from nardtools.analysis.searchnet import rollout_targets
+from nardtools.analysis.searchnet import rollout_targets, weighed
 
 SETS = {"0.2": "long-rollouts.npz", "0.4": "long-rollouts-0.4.npz", "0.7": "long-rollouts-0.7.npz"}
 RECIPES = ["plain:36:12", "luckless:4:24", "luckless:8:12"]
@@ -64,6 +64,11 @@ def weights_of(text: str) -> list[float]:
     return ws
 
 
+def off(a: np.ndarray, b: np.ndarray) -> str:
+    """The mean absolute difference of two equity arrays, to 4 places."""
+    return f"{np.abs(a - b).mean():.4f}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--set", choices=sorted(SETS), default="0.7")
@@ -86,23 +91,24 @@ def main() -> None:
     print(f"{len(rows)} positions of the set of {args.set}, {ev.name}; mean absolute equity error of the target\n")
     print("| target | " + " | ".join(f"weight {w:g}" for w in args.weights) + " | positions/s |")
     print("|---|" + "---|" * (len(args.weights) + 1))
-    print(f"| 0-ply alone | {np.abs(equity(own, 'long', rules) - truth).mean():.4f} |" + " |" * len(args.weights))
+    def row(label: str, cells: list[str], rate: str = "") -> None:
+        print(f"| {label} | " + " | ".join(cells + [""] * (len(args.weights) - len(cells))) + f" | {rate} |")
+
+    row("0-ply alone", [off(equity(own, "long", rules), truth)])
     students = {Path(file).name: equity(Evaluator(rules, weights=file).values(rows, 0), "long", rules)
                 for file in args.student}
     for name, value in students.items():
-        print(f"| student {name}, 0-ply | {np.abs(value - truth).mean():.4f} |" + " |" * len(args.weights))
+        row(f"student {name}, 0-ply", [off(value, truth)])
     for kind, games, truncate in args.recipe or [recipe(r) for r in RECIPES]:
         began = time.perf_counter()
         with tempfile.TemporaryDirectory() as folder:
             rolled = rollout_targets("long", rows, Path(folder), games=games, truncate=truncate,
                                      luckless=kind == "luckless", weights=args.network, seed=args.seed, jobs=args.jobs)
         rate = len(rows) / (time.perf_counter() - began)
-        targets = [equity(w * rolled + (1 - w) * own, "long", rules) for w in args.weights]
-        print(f"| {kind}, {games} game{'s' * (games > 1)}, T = {truncate} | "
-              + " | ".join(f"{np.abs(t - truth).mean():.4f}" for t in targets) + f" | {rate:,.0f} |")
+        targets = [equity(weighed(own, rolled, w), "long", rules) for w in args.weights]
+        row(f"{kind}, {games} game{'s' * (games > 1)}, T = {truncate}", [off(t, truth) for t in targets], f"{rate:,.0f}")
         for name, value in students.items():
-            print(f"| student {name}: distance from these targets | "
-                  + " | ".join(f"{np.abs(value - t).mean():.4f}" for t in targets) + " | |")
+            row(f"student {name}: distance from these targets", [off(value, t) for t in targets])
 
 
 if __name__ == "__main__":
