@@ -5,16 +5,18 @@ its equities, for several rollout recipes in one run.
 
     python benchmarks/rollout_teachers.py [--set 0.7] [--positions 1000] [--jobs 2]
         [--recipe plain:36:12 --recipe luckless:8:12 ...] [--weights 1,0.7,0.5]
-        [--student FILE ...]
+        [--search-ply 0] [--student FILE ...]
 
 A recipe is ``KIND:GAMES:T``: GAMES rollout games a position (the first roll
 stratified), plain or luckless (each roll's luck taken out), stopped after T
 plays and valued there, all by the network (``--network``, the shipped one
 by default).  Each is blended as a training run blends it
-(``--rollout-weight W``: W of the rollout against 1 - W of the network's own
-0-ply) and printed as the mean absolute equity error against the set, with
-the positions a second the recipe's rollouts took.  The network's 0-ply
-alone is the first row: a student fitted to the targets starts there.
+(``--rollout-weight W``: W of the rollout against 1 - W of the network's
+look-ahead at ``--search-ply``, its own 0-ply by default) and printed as the
+mean absolute equity error against the set, with the positions a second the
+recipe's rollouts took.  The network's 0-ply alone is the first row (a
+student fitted to the targets starts there), then the look-ahead blended
+with, when it is not the 0-ply.
 Each ``--student`` (a network fitted to such targets) adds a row for its own
 0-ply and, under each recipe, a row of its distance from that recipe's
 targets: whether what it learned on its training positions carried to the
@@ -75,6 +77,8 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=1000)
     ap.add_argument("--recipe", type=recipe, action="append", help=f"KIND:GAMES:T (default {' '.join(RECIPES)})")
     ap.add_argument("--weights", type=weights_of, default=[1.0, 0.7, 0.5])
+    ap.add_argument("--search-ply", type=int, choices=(0, 1, 2), default=0,
+                    help="the look-ahead each rollout is blended with, as train --search --search-ply (default 0)")
     ap.add_argument("--network", help="weights file (default: the shipped Long Nardy network)")
     ap.add_argument("--student", action="append", default=[],
                     help="a network fitted to such targets, named by its file's name (repeatable)")
@@ -88,6 +92,7 @@ def main() -> None:
     rules = find_ruleset("long").rules
     ev = Evaluator(rules, weights=args.network)
     own = ev.values(rows, 0)
+    looked = ev.values(rows, args.search_ply) if args.search_ply else own
     print(f"{len(rows)} positions of the set of {args.set}, {ev.name}; mean absolute equity error of the target\n")
     print("| target | " + " | ".join(f"weight {w:g}" for w in args.weights) + " | positions/s |")
     print("|---|" + "---|" * (len(args.weights) + 1))
@@ -95,6 +100,8 @@ def main() -> None:
         print(f"| {label} | " + " | ".join(cells + [""] * (len(args.weights) - len(cells))) + f" | {rate} |")
 
     row("0-ply alone", [off(equity(own, "long", rules), truth)])
+    if args.search_ply:
+        row(f"{args.search_ply}-ply alone (blended with)", [off(equity(looked, "long", rules), truth)])
     students = {Path(file).name: equity(Evaluator(rules, weights=file).values(rows, 0), "long", rules)
                 for file in args.student}
     for name, value in students.items():
@@ -105,7 +112,7 @@ def main() -> None:
             rolled = rollout_targets("long", rows, Path(folder), games=games, truncate=truncate,
                                      luckless=kind == "luckless", weights=args.network, seed=args.seed, jobs=args.jobs)
         rate = len(rows) / (time.perf_counter() - began)
-        targets = [equity(weighed(own, rolled, w), "long", rules) for w in args.weights]
+        targets = [equity(weighed(looked, rolled, w), "long", rules) for w in args.weights]
         row(f"{kind}, {games} game{'s' * (games > 1)}, T = {truncate}", [off(t, truth) for t in targets], f"{rate:,.0f}")
         for name, value in students.items():
             row(f"student {name}: distance from these targets", [off(value, t) for t in targets])

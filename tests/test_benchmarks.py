@@ -114,6 +114,14 @@ def test_the_rollout_teachers_benchmark_measures_each_recipe_against_the_set():
     distance = next(line.split(" | ")[1:] for line in text.splitlines() if "distance from these targets" in line)
     zero, one = (equity(Evaluator(rules, prune=False).values(data["rows"][:6], ply), "long", rules) for ply in (0, 1))
     assert float(distance[0]) == pytest.approx(float(np.abs(one - zero).mean()), abs=5.1e-5)
+    # blended with the 1-ply instead (--search-ply 1): the look-ahead gets its
+    # own row, and a target that is the 1-ply already stays it at any weight
+    looked = _run("benchmarks/rollout_teachers.py", "--positions", "6", "--recipe", "luckless:1:1", "--weights",
+                  "1,0.5", "--search-ply", "1")
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[1:] for line in looked.splitlines()
+            if line.startswith("| ")}
+    assert float(rows["1-ply alone (blended with)"][0]) == pytest.approx(error(1), abs=5.1e-5)
+    assert rows["luckless, 1 game, T = 1"][:2] == [rows["1-ply alone (blended with)"][0]] * 2
     assert "error: argument --recipe" in subprocess.run(
         [sys.executable, "benchmarks/rollout_teachers.py", "--recipe", "plain:0:1"], cwd=ROOT, capture_output=True,
         text=True).stderr
