@@ -21,6 +21,12 @@ def _run(*args: str) -> str:
     return done.stdout
 
 
+def _table_rows(text: str) -> dict[str, list[str]]:
+    """A printed Markdown table's rows: each row's cells after the first, by its first."""
+    return {line.split(" | ")[0].strip("| "): line.split(" | ")[1:] for line in text.splitlines()
+            if line.startswith("| ")}
+
+
 def test_the_decisions_benchmark_writes_its_figures(tmp_path):
     pytest.importorskip("gnubg_nn")
     out = tmp_path / "decisions.json"
@@ -94,7 +100,7 @@ def test_the_rollout_teachers_benchmark_measures_each_recipe_against_the_set():
     shipped = ROOT / "nardtools" / "data" / "nets" / "long.npz"
     text = _run("benchmarks/rollout_teachers.py", "--positions", "6", "--recipe", "plain:36:1", "--recipe",
                 "luckless:1:1", "--weights", "1,0.5", "--student", str(shipped))
-    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[1:] for line in text.splitlines() if line.startswith("| ")}
+    rows = _table_rows(text)
     data = np.load(ROOT / "benchmarks" / "data" / "long-rollouts-0.7.npz")
     rules = find_ruleset("long").rules
 
@@ -118,8 +124,7 @@ def test_the_rollout_teachers_benchmark_measures_each_recipe_against_the_set():
     # own row, and a target that is the 1-ply already stays it at any weight
     looked = _run("benchmarks/rollout_teachers.py", "--positions", "6", "--recipe", "luckless:1:1", "--weights",
                   "1,0.5", "--search-ply", "1")
-    rows = {line.split(" | ")[0].strip("| "): line.split(" | ")[1:] for line in looked.splitlines()
-            if line.startswith("| ")}
+    rows = _table_rows(looked)
     assert float(rows["1-ply alone (blended with)"][0]) == pytest.approx(error(1), abs=5.1e-5)
     assert rows["luckless, 1 game, T = 1"][:2] == [rows["1-ply alone (blended with)"][0]] * 2
     assert "error: argument --recipe" in subprocess.run(
