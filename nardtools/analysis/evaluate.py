@@ -277,16 +277,16 @@ class Evaluator:
         if pruner is None:
             raise AnalysisError(f"{self.name}: no pruning network screens for it")
         w, c = equity_weights(self.game, self.rules)
-        # Multiplied and summed by numpy's own loops, not ``@``: BLAS's
-        # matrix-vector kernel for this few columns now and then raises a
-        # spurious "invalid value" flag (numpy/numpy#24067's kind), which the
-        # test suite's filterwarnings turns into an error.
+        # Both products multiplied and summed by numpy's own loops, not ``@``:
+        # BLAS's matrix-vector kernel for this few columns now and then raises
+        # a spurious "invalid value" flag (numpy/numpy#24067's kind), which
+        # the test suite's filterwarnings turns into an error.
         value: np.ndarray = (pruner.outputs(rows) * w.astype(np.float32)).sum(axis=1) + c
         done = np.flatnonzero(finished(rows))
         if len(done):
             exact = np.zeros((len(done), len(w)))
             exact_where_finished(exact, rows[done], self.game, self.rules)
-            value[done] = exact @ w + c
+            value[done] = (exact * w).sum(axis=1) + c
         return value
 
     def values(self, rows: np.ndarray, ply: int) -> np.ndarray:
