@@ -188,8 +188,10 @@ def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, mo
         original(job)
 
     monkeypatch.setattr(searchnet, "_part", interrupted)
+    parent = tmp_path / "parent.npz"  # its own small parent: the width asked is wider than it, whatever is shipped
+    Network.random("long", 16, seed=3, encoding="blocks").save(parent)
     try:
-        train_search("long", folder, games=1, epochs=3, hidden=260, rate=5e-4, halving=3)
+        train_search("long", folder, games=1, epochs=3, hidden=20, rate=5e-4, halving=3, weights=str(parent))
     except KeyboardInterrupt:
         pass
     assert len(list((folder / "targets").glob("part-*.npy"))) == 1 and not (folder / "checkpoint.npz").exists()
@@ -203,7 +205,7 @@ def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, mo
     assert Network.load(folder / "checkpoint.npz").meta["epochs"] == 1
     net = train_search("long", folder, games=5000, epochs=None, resume=True)
     assert net.meta["epochs"] == net.meta["planned_epochs"] == 3
-    assert net.w1.shape == (load_networks("long").main.inputs, 260) and net.meta["rate"] == 5e-4
+    assert net.w1.shape == (Network.load(parent).inputs, 20) and net.meta["rate"] == 5e-4
     assert net.meta["halving"] == 3
     assert net.meta["search_games"] == 1
     ran = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "1", "--epochs", "1", "-q",
