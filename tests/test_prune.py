@@ -168,3 +168,18 @@ def test_train_prune_collects_values_fits_and_resumes(tmp_path, monkeypatch):
     assert len(rows) > 100 and not finished(rows).any()
     clash = runner.invoke(app, [*args, "--race", "--output", str(tmp_path / "c")])
     assert clash.exit_code != 0 and "choose one" in clash.output
+
+
+def test_a_pruning_network_is_an_eighth_of_a_wide_main_network(tmp_path):
+    """Without --hidden a pruning network has 64 units, or an eighth of its
+    main network's where that is more, and a resumed run keeps that width."""
+    from nardtools.analysis.prunenet import train_prune
+
+    for main_width, width in ((256, 64), (1024, 128)):
+        parent = tmp_path / f"main-{main_width}.npz"
+        Network.random("long", main_width, seed=2, encoding="blocks").save(parent)
+        folder = tmp_path / f"prune-{main_width}"
+        net = train_prune("long", folder, games=1, positions=20, epochs=1, seed=3, weights=str(parent))
+        assert net.w1.shape == (198, width) and net.meta["screens"] == Network.load(parent).name
+        again = train_prune("long", folder, games=1, positions=20, epochs=2, seed=3, resume=True)
+        assert again.w1.shape == (198, width) and again.meta["epochs"] == 2

@@ -22,7 +22,7 @@ own outputs (never another program's):
    good plays and bad ones, as the look-ahead meets them.
 2. **Targets**: the main (and race) network's probabilities of each.
 3. **Fit** (:class:`.supervised.Fit`): a fresh network of ``hidden`` units
-   on the board inputs.
+   (:func:`default_width` unless given) on the board inputs.
 
 The run's folder keeps ``positions.npz``, ``targets.npy``, the checkpoint,
 Adam's moments and ``curve.csv``, and resumes; the network's metadata names
@@ -49,6 +49,20 @@ from .supervised import EPOCHS, HALVING, Fit, arrays, check_parent, kept_path, p
 ROLLS_KEPT = 4
 #: Positions sampled from the self-play games (``train --prune``).
 POSITIONS = 8000
+#: The fewest hidden units of a pruning network, and its share of the main network's.
+WIDTH, WIDTH_SHARE = 64, 8
+
+
+def default_width(main: Network) -> int:
+    """Hidden units of a pruning network for ``main``: :data:`WIDTH`, or an
+    eighth of ``main``'s where that is more (64 screened Long Nardy 1.0's
+    1,024 units worse than 128 did, docs/analysis.md, "Annealed").
+
+    >>> from nardtools.analysis.nets import Network
+    >>> default_width(Network.random("long", 256, seed=1)), default_width(Network.random("long", 1024, seed=1))
+    (64, 128)
+    """
+    return max(WIDTH, int(main.w1.shape[1]) // WIDTH_SHARE)
 
 
 def siblings(game: str, games: int, positions: int, *, seed: int = 1, weights: str | None = None,
@@ -74,13 +88,14 @@ def siblings(game: str, games: int, positions: int, *, seed: int = 1, weights: s
     return kept
 
 
-def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: int | None, hidden: int = 64,
+def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: int | None, hidden: int | None = None,
                 seed: int = 1, weights: str | None = None, rate: float = 3e-3, halving: int | None = None,
                 resume: bool = False, commands: list[str] | None = None,
                 progress: Callable[[str, int, int], None] | None = None,
                 report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
     """Collect (once), value (once) and fit, until ``epochs`` epochs in all
-    (see the module docstring); a resumed run keeps its settings, and its
+    (see the module docstring; ``hidden``: :func:`default_width` of the main
+    network unless given); a resumed run keeps its settings, and its
     epochs unless ``epochs`` is given (``None``: the run's own, else
     :data:`.supervised.EPOCHS`)."""
     from ..rules import find_ruleset
@@ -126,7 +141,8 @@ def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: 
         fit = Fit.resume(folder, net, rows, targets)
         commands = [*net.meta.get("commands", []), *(commands or [])]
     else:
-        start = Network.random(game, int(settings["hidden"]), int(settings["seed"]), encoding="board")
+        width = int(settings["hidden"] or default_width(screened))
+        start = Network.random(game, width, int(settings["seed"]), encoding="board")
         start.meta.update(kind="prune", screens=screened.name, sibling_games=int(settings["games"]),
                           sampled_positions=int(settings["positions"]), rolls_kept=ROLLS_KEPT,
                           planned_epochs=int(settings.get("epochs") or EPOCHS))

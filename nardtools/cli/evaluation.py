@@ -99,7 +99,7 @@ def train_command(
     prune: Annotated[bool, typer.Option("--prune", help=(
         "Train the game's pruning network instead: supervised on the --parent evaluator's probabilities of "
         "every result of self-play positions' rolls; it screens a roll's plays inside the look-ahead "
-        "(--hidden default 64)."))] = False,
+        "(--hidden default 64, or an eighth of the main network's units where that is more)."))] = False,
     outcomes: Annotated[bool, typer.Option("--outcomes", help=(
         "Refit the game's main network's output layer instead: to the outcomes of --games self-play games "
         "(default 40,000) of the --parent at 0-ply, its hidden layer kept."))] = False,
@@ -228,7 +228,7 @@ def train_command(
                     halving, jobs, command_line, quiet)
         return
     if prune:
-        _train_prune(game.value, folder, resume is not None, games, epochs, seed, hidden or 64, parent, halving,
+        _train_prune(game.value, folder, resume is not None, games, epochs, seed, hidden, parent, halving,
                      command_line, quiet)
         return
     if outcomes:
@@ -298,8 +298,8 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
     _fitted("main", net, folder)
 
 
-def _train_prune(game: str, folder: Path, resume: bool, games: int | None, epochs: int | None, seed: int, hidden: int,
-                 parent: Path | None, halving: int | None, command_line: str, quiet: bool) -> None:
+def _train_prune(game: str, folder: Path, resume: bool, games: int | None, epochs: int | None, seed: int,
+                 hidden: int | None, parent: Path | None, halving: int | None, command_line: str, quiet: bool) -> None:
     from ..analysis.prunenet import POSITIONS, train_prune
 
     def progress(stage: str, done: int, total: int) -> None:
