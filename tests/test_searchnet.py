@@ -254,6 +254,46 @@ def test_a_run_fits_earlier_runs_positions_beside_its_own(tmp_path, monkeypatch)
     assert refused.exit_code != 0 and "finish that run first" in refused.output, refused.output
 
 
+def test_a_run_of_no_games_refits_earlier_runs_alone(tmp_path, monkeypatch):
+    """``--games 0``: no positions of its own, the earlier runs' fitted afresh
+    (at their look-ahead's ply, their rollouts weighed by its weight); it
+    resumes as one, and the command line refuses what only collecting reads."""
+    import nardtools.analysis.searchnet as searchnet
+    from nardtools.analysis.searchnet import finished_run, train_search
+
+    monkeypatch.setattr(searchnet, "PART", 50)
+    monkeypatch.setattr(searchnet, "ROLLOUT_PART", 5)
+    first, second, refit = tmp_path / "first", tmp_path / "second", tmp_path / "refit"
+    train_search("long", first, games=1, epochs=1, ply=0, seed=2, rollouts=6, rollout_games=2)
+    train_search("long", second, games=1, epochs=1, ply=0, seed=3, rollouts=4, rollout_games=2)
+    both = sum(len(finished_run(run)[0]) for run in (first, second))
+    net = train_search("long", refit, games=0, epochs=1, seed=4, with_runs=[first, second], rollout_weight=0.5)
+    assert net.meta["positions"] == both - int(both * 0.1) and net.meta["rollouts"] == 6 + 4
+    assert net.meta["ply"] == 0 and net.meta["search_games"] == 0 and not (refit / "targets").exists()
+    assert net.meta["method"].startswith(f"supervised on {both:,} positions of 2 earlier run(s) with their own "
+                                         "targets (their rollouts weighted 0.5), refitted")
+    assert len(net.meta["with_run_commands"]) == 2
+    assert len(np.load(refit / "positions.npz")["rows"]) == 0
+    assert train_search("long", refit, games=0, epochs=2, resume=True).meta["epochs"] == 2
+    with pytest.raises(AnalysisError, match="name them"):
+        train_search("long", tmp_path / "nothing", games=0, epochs=1)
+    ran = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "0", "--epochs", "1", "-q",
+                                   "--with-run", str(first), "--output", str(tmp_path / "cli")])
+    assert ran.exit_code == 0, ran.output
+    assert Network.load(tmp_path / "cli" / "checkpoint.npz").meta["positions"] == len(finished_run(first)[0]) - int(
+        len(finished_run(first)[0]) * 0.1)
+    for given, said in ((["--search"], "name the runs whose positions it refits with --with-run"),
+                        (["--search", "--with-run", str(first), "--rollouts", "5", "--explore", "0.2"],
+                         "--explore, --rollouts: not read by a refit"),
+                        (["--search", "--with-run", str(first), "--collect-with", str(first)],
+                         "--collect-with: not read by a refit"),
+                        (["--race"], "only a new --search run takes it"), ([], "only a new --search run takes it")):
+        refused = CliRunner().invoke(app, ["train", "--game", "long", "--games", "0", *given,
+                                           "--output", str(tmp_path / "refused")])
+        assert refused.exit_code != 0 and said in refused.output, refused.output
+    assert not (tmp_path / "refused").exists()
+
+
 def test_a_run_keeps_its_parent_and_earlier_runs_absolute(tmp_path, monkeypatch):
     """``--parent`` and ``--with-run`` typed relative are kept as absolute
     paths, so that the run resumes from any directory."""

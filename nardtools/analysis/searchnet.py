@@ -32,7 +32,10 @@ shipped networks, or a checkpoint; always with the shipped race network):
    rollouts' noise shrunk towards the look-ahead, at some of its bias.
 3. **Fit** (:class:`.supervised.Fit`): a network of ``hidden`` units fitted
    to them, and to the positions and targets of any earlier runs named
-   (``with_runs``: more positions, each with its own run's targets).
+   (``with_runs``: more positions, each with its own run's targets).  A
+   run of no games (``games=0``) collects nothing: it fits the earlier
+   runs' positions alone (a refit: the same data fitted afresh, for longer
+   or weighed otherwise).
    ``widen`` starts it from the evaluator's own network, its extra hidden
    units silent (zero output weights), so that fitting begins from the
    network it improves on rather than from nothing.
@@ -252,12 +255,13 @@ def finished_run(folder: Path, rollout_weight: float = 1.0) -> tuple[np.ndarray,
     """The positions and targets of the search run in ``folder``, every part
     of its targets computed (another run's data to fit beside its own), its
     rollouts :func:`weighed` by ``rollout_weight`` against its look-ahead."""
-    rows, targets, _ = _finished(folder, rollout_weight)
+    rows, targets, _, _ = _finished(folder, rollout_weight)
     return rows, targets
 
 
-def _finished(folder: Path, rollout_weight: float) -> tuple[np.ndarray, np.ndarray, int]:
-    """:func:`finished_run`'s positions and targets, and how many of them are rollouts."""
+def _finished(folder: Path, rollout_weight: float) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """:func:`finished_run`'s positions and targets, how many of them are
+    rollouts, and the ply of its look-ahead targets."""
     rows, how, kept = arrays(folder / "positions.npz", "rows", "how", "fitting")
     fitting = json.loads(str(kept))
     chosen = rollout_positions(len(rows), int(fitting.get("rollouts", 0)), int(how[1]))
@@ -269,7 +273,7 @@ def _finished(folder: Path, rollout_weight: float) -> tuple[np.ndarray, np.ndarr
     targets = _parts(folder / "targets", paths)
     if len(chosen):
         targets[chosen] = weighed(targets[chosen], _parts(folder / "rollouts", rolled), rollout_weight)
-    return rows, targets, len(chosen)
+    return rows, targets, len(chosen), int(how[4])
 
 
 def _commands(folder: Path) -> list[str]:
@@ -331,7 +335,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
     :data:`.supervised.EPOCHS`; ``hidden``: the parent's width unless given;
     ``encoding``: the inputs, the parent's unless given);
     ``with_runs``: the folders of earlier runs whose positions and targets are
-    fitted too; ``rollouts``: that many positions, drawn by the seed, learn
+    fitted too (``games=0``: they alone); ``rollouts``: that many positions, drawn by the seed, learn
     instead of the look-ahead the mean of ``rollout_games`` games played out
     from them by the evaluator at 0-ply, :func:`rollout_targets` (stopped
     after ``rollout_truncate`` plays when that is > 0, each roll's luck
@@ -345,6 +349,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
     computing the targets or while fitting."""
     if encoding:
         check_encoding(game, encoding)
+    if not resume and not games and not with_runs:
+        raise AnalysisError("a run of no games fits earlier runs' positions alone: name them (with_runs)")
     data = folder / "positions.npz"
     weights, collector = kept_path(weights), kept_path(collector)
     how = np.array([games, seed, round(explore * 1000), alternatives, ply])
@@ -408,8 +414,10 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
         if progress:
             progress("targets", min(done[0], len(rows)), len(rows))
 
-    targets = search_targets(game, rows, folder / "targets", ply=ply, weights=weights, jobs=jobs, progress=step)
-    chosen = rollout_positions(len(rows), int(fitting.get("rollouts", 0)), seed)
+    own, others = len(rows), fitting.get("with_runs") or []
+    targets = (search_targets(game, rows, folder / "targets", ply=ply, weights=weights, jobs=jobs, progress=step)
+               if own else np.zeros((0, 0), np.float32))
+    chosen = rollout_positions(own, int(fitting.get("rollouts", 0)), seed)
     weight = float(fitting.get("rollout_weight", 1.0))
     if len(chosen):
         played = [0]
@@ -424,13 +432,17 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
             truncate=int(fitting.get("rollout_truncate", 0)), luckless=bool(fitting.get("rollout_luckless")),
             weights=weights, seed=seed, jobs=jobs, progress=rolled),
             weight)
-    own, others = len(rows), fitting.get("with_runs") or []
-    player = _networks(game, collector).main.name if collector else None
+    player = _networks(game, collector).main.name if collector and own else None
     rolled_out = len(chosen)  # in all, the earlier runs' too
+    fitted, plies = [(rows, targets)] if own else [], set()
     for other in others:
-        more_rows, more_targets, more_rolled = _finished(Path(other), weight)
-        rows, targets = np.concatenate([rows, more_rows]), np.concatenate([targets, more_targets])
+        more_rows, more_targets, more_rolled, more_ply = _finished(Path(other), weight)
+        fitted.append((more_rows, more_targets))
         rolled_out += more_rolled
+        plies.add(more_ply)
+    rows, targets = (np.concatenate(arrays) for arrays in zip(*fitted))
+    if not own and len(plies) == 1:  # a refit's targets are the earlier runs' look-ahead
+        ply = plies.pop()
     if net is not None:
         fit = Fit.resume(folder, net, rows, targets)
         commands = [*net.meta.get("commands", []), *(commands or [])]
@@ -459,14 +471,16 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
         fit = Fit(start, rows, targets, seed=seed, rate=float(fitting["rate"]), halving=int(fitting["halving"] or HALVING))
         commands = list(commands or [])
     played_by = f"{player}'s self-play" if player else "self-play"
-    method = f"supervised on its parent evaluator's {ply}-ply probabilities of {own:,} {played_by} positions"
+    method = (f"supervised on its parent evaluator's {ply}-ply probabilities of {own:,} {played_by} positions" if own
+              else f"supervised on {len(rows):,} positions of {len(others)} earlier run(s) with their own targets"
+                   f"{f' (their rollouts weighted {weight:g})' if weight != 1.0 and rolled_out else ''}, refitted")
     if len(chosen):
         cut = int(fitting.get("rollout_truncate", 0))
         luck = "luckless " if fitting.get("rollout_luckless") else ""
         method += (f" ({len(chosen):,} of them on its {luck}rollouts instead, {fitting['rollout_games']} games each "
                    f"{f'truncated at {cut} plays' if cut else 'to the end'} at 0-ply"
                    f"{f', weighted {weight:g} against the look-ahead' if weight != 1.0 else ''})")
-    if others:
+    if others and own:
         method += (f", and on {len(rows) - own:,} of {len(others)} earlier run(s) with their own targets"
                    f"{f' (their rollouts weighted {weight:g})' if weight != 1.0 and rolled_out > len(chosen) else ''}")
     return fit.run(folder, epochs, commands, f"{method} (Adam, cross-entropy)", report=report)

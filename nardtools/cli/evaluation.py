@@ -71,6 +71,9 @@ _TRAINING_OPTIONS = {
     "prune": {"game", "games", "prune", "epochs", "seed", "hidden", "parent", "halving"},
     "outcomes": {"game", "games", "outcomes", "parent", "pull", "seed", "jobs"},
 }
+#: The options of a --search run that concern its own positions, which a refit (--games 0) has none of.
+_COLLECTING_OPTIONS = {"search_ply", "explore", "alternatives", "rollouts", "rollout_games", "rollout_truncate",
+                       "rollout_luckless", "collect_with"}
 #: What a resumed run of each kind still takes from the command line: how far to go (it keeps its settings).
 _RESUMED_OPTIONS = {"td": {"games", "database"}, "race": {"race", "epochs"}, "search": {"search", "epochs", "jobs"},
                     "prune": {"prune", "epochs"}, "outcomes": {"outcomes", "jobs"}}
@@ -88,9 +91,11 @@ def _options(ctx: typer.Context) -> tuple[dict[str, str], set[str]]:
 def train_command(
     ctx: typer.Context,
     game: Annotated[Game, typer.Option("--game", help="The game to learn (its standard ruleset).")] = Game.long,
-    games: Annotated[int | None, typer.Option("--games", min=1, max=100_000_000, help=(
+    games: Annotated[int | None, typer.Option("--games", min=0, max=100_000_000, help=(
         "Train until this many games in all (default 100,000); with --race, the self-play games whose race "
-        "positions it learns (default 5,000); with --outcomes, the games whose outcomes it learns."))] = None,
+        "positions it learns (default 5,000); with --outcomes, the games whose outcomes it learns; with "
+        "--search, the self-play games whose positions it collects (default 5,000; 0: none, a refit of the "
+        "--with-run runs' positions alone)."))] = None,
     race: Annotated[bool, typer.Option("--race", help="Train the game's race network instead: supervised on "
                                        "the bear-off database's odds of self-play race positions.")] = False,
     search: Annotated[bool, typer.Option("--search", help=(
@@ -218,6 +223,14 @@ def train_command(
             raise fail(f"{flag} sets how each of --rollouts is played: give --rollouts too")
     if "rollout_weight" in given and not (rollouts or with_run):
         raise fail("--rollout-weight weighs rollouts against the look-ahead: give --rollouts or --with-run too")
+    if games == 0 and not (search and resume is None):
+        raise fail("--games 0 collects nothing: only a new --search run takes it (with --with-run, a refit)")
+    if games == 0:
+        collecting = ", ".join(flag for name, flag in flags.items() if name in given & _COLLECTING_OPTIONS)
+        if collecting:
+            raise fail(f"{collecting}: not read by a refit (--games 0 collects no positions to look at or roll out)")
+        if not with_run:
+            raise fail("--games 0 collects nothing: name the runs whose positions it refits with --with-run")
     if search and resume is None and search_ply == 0 and not rollouts:
         raise fail("--search-ply 0 learns the parent's own probabilities: give --rollouts for the targets")
     folder = resume or output or Path(f"train-{game.value}{'' if kind == 'td' else '-' + kind}")
