@@ -294,6 +294,61 @@ def test_a_run_of_no_games_refits_earlier_runs_alone(tmp_path, monkeypatch):
     assert not (tmp_path / "refused").exists()
 
 
+def _pruner_for(parent: Network, seed: int) -> Network:
+    """A (random) pruning network that says it screens for ``parent``."""
+    pruner = Network.random("long", 6, seed=seed)
+    pruner.meta.update(kind="prune", screens=parent.name)
+    return pruner
+
+
+def test_a_run_screens_with_the_pruning_network_it_is_given(tmp_path, monkeypatch):
+    """``--prune-with FILE``: the targets' and rollouts' look-ahead screened by
+    that pruning network, whatever is shipped; the run records it, refuses one
+    trained for another network, and refuses to go on once the file changes."""
+    import nardtools.analysis.searchnet as searchnet
+    from nardtools.analysis.evaluate import load_prune_network
+    from nardtools.analysis.searchnet import rollout_positions, rollout_targets, train_search
+
+    monkeypatch.setattr(searchnet, "PART", 50)
+    monkeypatch.setattr(searchnet, "ROLLOUT_PART", 5)
+    rules = find_ruleset("long").rules
+    parent, pruner = tmp_path / "parent.npz", tmp_path / "pruner.npz"
+    net = Network.random("long", 12, seed=4)
+    net.save(parent)
+    _pruner_for(Network.load(parent), 7).save(pruner)
+    rows = collect("long", 1, seed=2)[:40]
+    screened = search_targets("long", rows, tmp_path / "screened", weights=str(parent), prune=str(pruner))
+    assert np.allclose(screened, Evaluator(rules, weights=str(parent), prune=str(pruner)).values(rows, 1), atol=1e-6)
+    assert not np.allclose(screened, Evaluator(rules, weights=str(parent), prune=False).values(rows, 1))
+    folder = tmp_path / "run"
+    trained = train_search("long", folder, games=1, epochs=1, seed=2, weights=str(parent), prune=str(pruner),
+                           rollouts=6, rollout_games=2, rollout_truncate=2)
+    kept = np.load(folder / "positions.npz")["rows"]
+    chosen = rollout_positions(len(kept), 6, 2)
+    assert np.allclose(np.load(folder / "targets" / "part-00000.npy"),
+                       Evaluator(rules, weights=str(parent), prune=str(pruner)).values(kept[:50], 1), atol=1e-6)
+    assert np.array_equal(np.concatenate([np.load(f) for f in sorted((folder / "rollouts").glob("part-*.npy"))]),
+                          rollout_targets("long", kept[chosen], tmp_path / "again", games=2, truncate=2,
+                                          weights=str(parent), prune=str(pruner), seed=2))
+    given = Network.load(pruner)
+    assert trained.meta["pruned_by"] == f"{given.name} {given.digest}"
+    assert train_search("long", folder, games=1, epochs=2, resume=True).meta["epochs"] == 2
+    _pruner_for(Network.load(parent), 8).save(pruner)
+    load_prune_network.cache_clear()
+    with pytest.raises(AnalysisError, match="screened by the pruning network"):
+        train_search("long", folder, games=1, epochs=3, resume=True)
+    other = tmp_path / "other.npz"
+    stranger = Network.random("long", 10, seed=9)
+    stranger.meta["games"] = 5  # another name: a pruner is matched to its network by name
+    _pruner_for(stranger, 7).save(other)
+    with pytest.raises(AnalysisError, match="a pruning network trained for"):
+        Evaluator(rules, weights=str(parent), prune=str(other)).values(rows[:2], 1)
+    refused = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "1", "--epochs", "1", "-q",
+                                       "--parent", str(parent), "--prune-with", str(other),
+                                       "--output", str(tmp_path / "cli")])
+    assert refused.exit_code != 0 and "a pruning network trained for" in refused.output, refused.output
+
+
 def test_a_run_keeps_its_parent_and_earlier_runs_absolute(tmp_path, monkeypatch):
     """``--parent`` and ``--with-run`` typed relative are kept as absolute
     paths, so that the run resumes from any directory."""

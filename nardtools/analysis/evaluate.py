@@ -150,11 +150,11 @@ def load_network(game: str, path: str | None = None) -> Network:
 
 
 @functools.lru_cache(maxsize=8)
-def load_prune_network(game: str) -> Network | None:
+def load_prune_network(game: str, path: str | None = None) -> Network | None:
     """The shipped pruning network of ``game`` (``nardtools/data/nets/GAME-prune.npz``;
-    ``None`` where none is shipped)."""
-    where = WEIGHTS_DIR / f"{game}-prune.npz"
-    if not where.exists():
+    ``None`` where none is shipped), or the one at ``path``."""
+    where = Path(path) if path else WEIGHTS_DIR / f"{game}-prune.npz"
+    if not path and not where.exists():
         return None
     net = Network.load(where)
     if net.game != game or not net.is_prune:
@@ -188,7 +188,7 @@ class Evaluator:
     database races exact, the rest from a network."""
 
     def __init__(self, rules: Rules, *, weights: str | None = None, evaluator: str = "nardtools",
-                 database: bool = True, race: str | bool | None = None, prune: bool = True) -> None:
+                 database: bool = True, race: str | bool | None = None, prune: bool | str = True) -> None:
         self.rules = rules
         self.game = rules.game.value
         self.caveat = _check_movement(rules, self.game)
@@ -218,10 +218,18 @@ class Evaluator:
     def pruner(self) -> Network | None:
         """The pruning network that screens the look-ahead's plays: the
         game's shipped one where it was trained for the main network in use
-        (its ``screens``) and ``prune`` is on, else ``None``."""
+        (its ``screens``) and ``prune`` is on, the one at ``prune`` when that
+        is a path (it must screen for the main network in use), else ``None``."""
         net = self.net
         if not self.prune or not isinstance(net, Networks):
             return None
+        if isinstance(self.prune, str):
+            chosen = load_prune_network(self.game, self.prune)
+            assert chosen is not None  # a path given loads or raises
+            if chosen.meta.get("screens") != net.name:
+                raise AnalysisError(f"{self.prune}: a pruning network trained for {chosen.meta.get('screens')}, "
+                                    f"not for {net.name}")
+            return chosen
         shipped = load_prune_network(self.game)
         return shipped if shipped is not None and shipped.meta.get("screens") == net.name else None
 

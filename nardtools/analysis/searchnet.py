@@ -64,6 +64,7 @@ from .nets import ENCODINGS, Network, Networks, check_encoding, finished
 from .supervised import EPOCHS, HALVING, Fit, arrays, check_parent, kept_path, parent_mark
 
 if TYPE_CHECKING:
+    from .evaluate import Evaluator
     from .selfplay import NetPlayer
 
 #: Positions per part of the targets (one process's unit of work, one resumable file).
@@ -73,7 +74,7 @@ ROLLOUT_PART, ROLLOUT_LOCKSTEP = 500, 20
 #: What a run records of itself only when it has them: a network fitted from
 #: a parent that had them does not inherit them.
 _RUN_KEYS = ("with_runs", "with_run_commands", "rollouts", "rollout_games", "rollout_truncate", "rollout_luckless",
-             "rollout_weight", "collected_by")
+             "rollout_weight", "collected_by", "pruned_by")
 
 
 def _networks(game: str, weights: str | None) -> Networks:
@@ -132,27 +133,21 @@ class _Explorer:
             self.kept.extend(rows[self.rng.choice(len(rows), min(self.alternatives, len(rows)), replace=False)])
 
 
-def _part(job: tuple[str, str | None, int, np.ndarray, str]) -> None:
+def _part(job: tuple[str, str | None, str | None, int, np.ndarray, str]) -> None:
     """One part of the targets, written atomically (a process's share of :func:`search_targets`)."""
-    from ..rules import find_ruleset
-    from .evaluate import Evaluator
-    from .training import TRAINING_RULESETS
-
-    game, weights, ply, rows, path = job
-    evaluator = Evaluator(find_ruleset(TRAINING_RULESETS[game]).rules, weights=weights)
+    game, weights, prune, ply, rows, path = job
+    evaluator = _evaluator(game, weights, prune)
     values = np.concatenate([evaluator.values(rows[k:k + 500], ply) for k in range(0, len(rows), 500)])
     _save_part(path, values)
 
 
-def _rollout_part(job: tuple[str, str | None, int, int, bool, int, int, np.ndarray, str]) -> None:
+def _rollout_part(job: tuple[str, str | None, str | None, int, int, bool, int, int, np.ndarray, str]) -> None:
     """One part of the rollout targets, written atomically (:func:`rollout_targets`)."""
-    from ..rules import find_ruleset
-    from .evaluate import Evaluator, play_out, play_out_luckless, roll_pairs
-    from .training import TRAINING_RULESETS
+    from .evaluate import play_out, play_out_luckless, roll_pairs
 
-    game, weights, games, truncate, luckless, seed, part, rows, path = job
+    game, weights, prune, games, truncate, luckless, seed, part, rows, path = job
     play = play_out_luckless if luckless else play_out
-    evaluator = Evaluator(find_ruleset(TRAINING_RULESETS[game]).rules, weights=weights)
+    evaluator = _evaluator(game, weights, prune)
     rng = np.random.default_rng((seed, part))
     values = []
     for k in range(0, len(rows), ROLLOUT_LOCKSTEP):
@@ -167,6 +162,27 @@ def _rollout_part(job: tuple[str, str | None, int, int, bool, int, int, np.ndarr
     _save_part(path, np.concatenate(values))
 
 
+def _evaluator(game: str, weights: str | None, prune: str | None) -> Evaluator:
+    """The evaluator of a run's targets: the network at ``weights`` (else the
+    shipped one), its look-ahead screened by the pruning network at
+    ``prune`` (else the shipped one, where that screens for it)."""
+    from ..rules import find_ruleset
+    from .evaluate import Evaluator
+    from .training import TRAINING_RULESETS
+
+    return Evaluator(find_ruleset(TRAINING_RULESETS[game]).rules, weights=weights, prune=prune or True)
+
+
+def prune_mark(game: str, path: str, weights: str | None) -> str:
+    """How a run records the pruning network it was given (at ``path``, for
+    its parent at ``weights``): its name and its weights'
+    :attr:`~.nets.Network.digest`, as :func:`.supervised.parent_mark` records
+    the parent; an error when it does not screen for that parent."""
+    pruner = _evaluator(game, weights, path).pruner
+    assert pruner is not None  # a path given loads, or raises
+    return f"{pruner.name} {pruner.digest}"
+
+
 def _save_part(path: str, values: np.ndarray) -> None:
     buffer = io.BytesIO()
     np.save(buffer, values.astype(np.float32))
@@ -174,18 +190,21 @@ def _save_part(path: str, values: np.ndarray) -> None:
 
 
 def search_targets(game: str, rows: np.ndarray, folder: Path, *, ply: int = 1, weights: str | None = None,
-                   jobs: int = 1, progress: Callable[[int], None] | None = None) -> np.ndarray:
-    """The probabilities of ``rows`` at ``ply`` by the evaluator of ``weights``,
-    kept in parts under ``folder`` (parts already there are read, not computed)."""
+                   prune: str | None = None, jobs: int = 1,
+                   progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """The probabilities of ``rows`` at ``ply`` by the evaluator of ``weights``
+    (screened by the pruning network at ``prune``, else the shipped one where
+    it screens for that network), kept in parts under ``folder`` (parts
+    already there are read, not computed)."""
     paths = _part_paths(folder, len(rows), PART)
-    todo = [(game, weights, ply, rows[k * PART:(k + 1) * PART], str(path))
+    todo = [(game, weights, prune, ply, rows[k * PART:(k + 1) * PART], str(path))
             for k, path in enumerate(paths) if not path.exists()]
     return _computed(_part, todo, folder, paths, PART, jobs, progress)
 
 
 def rollout_targets(game: str, rows: np.ndarray, folder: Path, *, games: int = 36, truncate: int = 0,
-                    luckless: bool = False, weights: str | None = None, seed: int = 1, jobs: int = 1,
-                    progress: Callable[[int], None] | None = None) -> np.ndarray:
+                    luckless: bool = False, weights: str | None = None, prune: str | None = None, seed: int = 1,
+                    jobs: int = 1, progress: Callable[[int], None] | None = None) -> np.ndarray:
     """The probabilities of ``rows`` from ``games`` games each, played to the
     end (or stopped after ``truncate`` > 0 plays and valued there by the
     network) by the evaluator of ``weights`` at 0-ply on both sides
@@ -194,9 +213,9 @@ def rollout_targets(game: str, rows: np.ndarray, folder: Path, *, games: int = 3
     starts with the ``i mod 36``-th of the 36 rolls (stratified), the later
     dice come from ``seed`` and the part.  Kept in parts of
     :data:`ROLLOUT_PART` positions under ``folder``, as :func:`search_targets`
-    keeps its own."""
+    keeps its own (and screened as it screens, ``prune``)."""
     paths = _part_paths(folder, len(rows), ROLLOUT_PART)
-    todo = [(game, weights, games, truncate, luckless, seed, k, rows[k * ROLLOUT_PART:(k + 1) * ROLLOUT_PART], str(path))
+    todo = [(game, weights, prune, games, truncate, luckless, seed, k, rows[k * ROLLOUT_PART:(k + 1) * ROLLOUT_PART], str(path))
             for k, path in enumerate(paths) if not path.exists()]
     return _computed(_rollout_part, todo, folder, paths, ROLLOUT_PART, jobs, progress)
 
@@ -326,8 +345,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
                  rate: float = 1e-3, halving: int | None = None, widen_from: bool = True, resume: bool = False,
                  encoding: str | None = None, with_runs: list[Path] | None = None, rollouts: int = 0,
                  rollout_games: int = 36, rollout_truncate: int = 0, rollout_weight: float = 1.0,
-                 rollout_luckless: bool = False, collector: str | None = None, commands: list[str] | None = None,
-                 jobs: int = 1,
+                 rollout_luckless: bool = False, collector: str | None = None, prune: str | None = None,
+                 commands: list[str] | None = None, jobs: int = 1,
                  progress: Callable[[str, int, int], None] | None = None,
                  report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
     """Collect (once), compute the targets (resumably) and fit, until ``epochs``
@@ -343,6 +362,10 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
     ``rollout_weight`` against the look-ahead (the earlier runs' rollouts too);
     ``collector``: the network whose self-play gives the positions, when not
     the evaluator's own: another player's positions to learn);
+    ``prune``: the pruning network that screens the look-ahead of the
+    targets and rollouts (it must screen for the parent; default the
+    shipped one where it does, so that a run's targets do not depend on what
+    is shipped when it is given);
     ``progress(stage, done, total)`` as it goes, ``report(epoch, loss,
     held_out)`` after each epoch.  A resumed run keeps the settings it was
     started with (kept beside its positions), whether it stopped while
@@ -362,6 +385,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
                        **({"rollout_luckless": True} if rollout_luckless else {}))
     if rollout_weight != 1.0:
         fitting["rollout_weight"] = rollout_weight
+    if prune:
+        fitting.update(prune_with=kept_path(prune), prune_mark=prune_mark(game, prune, weights))
     fitting["epochs"] = epochs or EPOCHS
     if resume:
         net = Network.load(folder / "checkpoint.npz") if (folder / "checkpoint.npz").exists() else None
@@ -407,6 +432,10 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
             write_atomically(data, buffer.getvalue())
         net = None
     ply = int(how[4])
+    prune = fitting.get("prune_with")
+    if prune and fitting.get("prune_mark") != (now := prune_mark(game, prune, weights)):
+        raise AnalysisError(f"{folder}: a run screened by the pruning network {fitting.get('prune_mark')}, and "
+                            f"{prune} is now {now}; give it back, or choose another folder")
     done = [0]
 
     def step(n: int) -> None:
@@ -415,7 +444,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
             progress("targets", min(done[0], len(rows)), len(rows))
 
     own, others = len(rows), fitting.get("with_runs") or []
-    targets = (search_targets(game, rows, folder / "targets", ply=ply, weights=weights, jobs=jobs, progress=step)
+    targets = (search_targets(game, rows, folder / "targets", ply=ply, weights=weights, prune=prune, jobs=jobs,
+                              progress=step)
                if own else np.zeros((0, 0), np.float32))
     chosen = rollout_positions(own, int(fitting.get("rollouts", 0)), seed)
     weight = float(fitting.get("rollout_weight", 1.0))
@@ -430,7 +460,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
         targets[chosen] = weighed(targets[chosen], rollout_targets(
             game, rows[chosen], folder / "rollouts", games=int(fitting["rollout_games"]),
             truncate=int(fitting.get("rollout_truncate", 0)), luckless=bool(fitting.get("rollout_luckless")),
-            weights=weights, seed=seed, jobs=jobs, progress=rolled),
+            weights=weights, prune=prune, seed=seed, jobs=jobs, progress=rolled),
             weight)
     player = _networks(game, collector).main.name if collector and own else None
     rolled_out = len(chosen)  # in all, the earlier runs' too
@@ -465,6 +495,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
                           **({"rollout_luckless": True} if len(chosen) and fitting.get("rollout_luckless") else {}),
                           **({"rollout_weight": weight} if rolled_out and weight != 1.0 else {}),
                           **({"collected_by": player} if player else {}),
+                          **({"pruned_by": fitting["prune_mark"]} if prune else {}),
                           lineage=[*parent.meta.get("lineage", []), parent.name], parent_digest=parent.digest,
                           parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])],
                           planned_epochs=int(fitting.get("epochs") or EPOCHS))

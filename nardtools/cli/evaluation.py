@@ -67,13 +67,13 @@ _TRAINING_OPTIONS = {
     "race": {"game", "games", "race", "epochs", "seed", "hidden", "race_db", "replies", "leaves", "halving", "jobs"},
     "search": {"game", "games", "search", "search_ply", "parent", "explore", "alternatives", "widen", "inputs",
                "with_run", "rollouts", "rollout_games", "rollout_truncate", "rollout_luckless", "rollout_weight",
-               "collect_with", "epochs", "seed", "hidden", "halving", "jobs"},
+               "collect_with", "prune_with", "epochs", "seed", "hidden", "halving", "jobs"},
     "prune": {"game", "games", "prune", "epochs", "seed", "hidden", "parent", "halving"},
     "outcomes": {"game", "games", "outcomes", "parent", "pull", "seed", "jobs"},
 }
 #: The options of a --search run that concern its own positions, which a refit (--games 0) has none of.
 _COLLECTING_OPTIONS = {"search_ply", "explore", "alternatives", "rollouts", "rollout_games", "rollout_truncate",
-                       "rollout_luckless", "collect_with"}
+                       "rollout_luckless", "collect_with", "prune_with"}
 #: What a resumed run of each kind still takes from the command line: how far to go (it keeps its settings).
 _RESUMED_OPTIONS = {"td": {"games", "database"}, "race": {"race", "epochs"}, "search": {"search", "epochs", "jobs"},
                     "prune": {"prune", "epochs"}, "outcomes": {"outcomes", "jobs"}}
@@ -147,6 +147,10 @@ def train_command(
     collect_with: Annotated[Path | None, typer.Option("--collect-with", help=(
         "With --search: the main network whose self-play gives the positions (default the parent): "
         "another player's positions, valued by the parent."))] = None,
+    prune_with: Annotated[Path | None, typer.Option("--prune-with", help=(
+        "With --search: the pruning network that screens the look-ahead of the targets and rollouts (it must "
+        "screen for the --parent; default the shipped one where it does): a run whose targets do not depend "
+        "on what is shipped."))] = None,
     epochs: Annotated[int | None, typer.Option("--epochs", min=1, max=10_000, help=(
         "With --race, --search or --prune: fit until this many epochs in all (default 30; a resumed run, "
         "the epochs it was started with)."))] = None,
@@ -251,8 +255,8 @@ def train_command(
     if search:
         _train_search(game.value, folder, resume is not None, games, epochs, search_ply, seed, hidden, parent,
                       explore, alternatives, widen, inputs.value if inputs else None, halving, with_run or [],
-                      rollouts, rollout_games, rollout_truncate, rollout_luckless, rollout_weight, collect_with, jobs,
-                      command_line, quiet)
+                      rollouts, rollout_games, rollout_truncate, rollout_luckless, rollout_weight, collect_with,
+                      prune_with, jobs, command_line, quiet)
         return
     games = 100_000 if games is None else games
     if resume is not None:
@@ -294,7 +298,7 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
                   hidden: int | None, parent: Path | None, explore: float, alternatives: int, widen: bool,
                   encoding: str | None, halving: int | None, with_runs: list[Path], rollouts: int,
                   rollout_games: int, rollout_truncate: int, rollout_luckless: bool, rollout_weight: float,
-                  collector: Path | None, jobs: int, command_line: str, quiet: bool) -> None:
+                  collector: Path | None, prune: Path | None, jobs: int, command_line: str, quiet: bool) -> None:
     from ..analysis.searchnet import train_search
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -306,7 +310,7 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
                        halving=halving, widen_from=widen, resume=resume, encoding=encoding,
                        with_runs=with_runs, rollouts=rollouts, rollout_games=rollout_games,
                        rollout_truncate=rollout_truncate, rollout_luckless=rollout_luckless,
-                       rollout_weight=rollout_weight, collector=_path(collector),
+                       rollout_weight=rollout_weight, collector=_path(collector), prune=_path(prune),
                        commands=[command_line], jobs=jobs, progress=progress, report=_epoch_report(quiet))
     _fitted("main", net, folder)
 
