@@ -4,6 +4,8 @@ start that changes nothing, and a run that resumes to the same weights."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -333,6 +335,10 @@ def test_a_run_screens_with_the_pruning_network_it_is_given(tmp_path, monkeypatc
     given = Network.load(pruner)
     assert trained.meta["pruned_by"] == f"{given.name} {given.digest}"
     assert train_search("long", folder, games=1, epochs=2, resume=True).meta["epochs"] == 2
+    for changed, said in (({}, "(prune_with, prune_mark)"), ({"prune": str(pruner), "rollout_games": 4}, "(rollout_games)")):
+        with pytest.raises(AnalysisError, match=f"computed with other settings {re.escape(said)}"):
+            train_search("long", folder, games=1, epochs=1, seed=2, weights=str(parent), rollouts=6,
+                         **{"rollout_games": 2, "rollout_truncate": 2, **changed})
     _pruner_for(Network.load(parent), 8).save(pruner)
     load_prune_network.cache_clear()
     with pytest.raises(AnalysisError, match="screened by the pruning network"):

@@ -77,6 +77,10 @@ _RUN_KEYS = ("with_runs", "with_run_commands", "rollouts", "rollout_games", "rol
              "rollout_weight", "collected_by", "pruned_by")
 
 
+#: A run's settings that its kept targets depend on (a restart in its folder may change only the others).
+_TARGET_KEYS = ("rollouts", "rollout_games", "rollout_truncate", "rollout_luckless", "prune_with", "prune_mark")
+
+
 def _networks(game: str, weights: str | None) -> Networks:
     from .evaluate import load_networks
 
@@ -406,7 +410,12 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
                                     f"ply {before.tolist()}, weights {str(source) or 'shipped'}, collected by "
                                     f"{stored or 'them'}); choose another folder")
             check_parent(data, stored_parent, game, weights)
-            if json.loads(str(kept)) != fitting:  # the same positions fitted another way: resumes as this one
+            before_fitting = json.loads(str(kept))
+            changed = [key for key in _TARGET_KEYS if before_fitting.get(key) != fitting.get(key)]
+            if changed:  # the parts kept were computed otherwise: new ones would not match them
+                raise AnalysisError(f"{data}: positions whose targets are computed with other settings "
+                                    f"({', '.join(changed)}); resume the run as it is, or choose another folder")
+            if before_fitting != fitting:  # the same positions and targets fitted another way: resumes as this one
                 with np.load(data) as saved:
                     arrays_kept = {name: saved[name] for name in saved.files}
                 buffer = io.BytesIO()
