@@ -101,7 +101,8 @@ def main() -> None:
     ap.add_argument("--student", action="append", default=[],
                     help="a network fitted to such targets, named by its file's name (repeatable)")
     ap.add_argument("--noise", action="store_true",
-                    help="roll each recipe out twice and add a row of its bias, the noise taken out")
+                    help="roll each recipe out again with four times its games and add a row of its bias, the noise "
+                    "taken out")
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=1)
     args = ap.parse_args()
