@@ -88,6 +88,29 @@ def test_the_long_nardy_benchmark_builds_its_set_and_measures(tmp_path):
     assert sum(line.split(" | ")[1:2] == ["0"] for line in both.splitlines()) == 2 * 3
 
 
+def test_the_rollout_teachers_benchmark_takes_the_noise_out():
+    """A luckless game stopped after one play is the screened 1-ply whatever
+    its first roll, so a recipe of such games has no noise: with ``--noise``
+    its bias row is the 1-ply's RMS error with the set's own noise taken out,
+    computed here apart; the shipped pruning network named by
+    ``--prune-with`` screens as the shipped one does unnamed."""
+    from nardtools import find_ruleset
+    from nardtools.analysis.evaluate import Evaluator
+    from nardtools.analysis.nets import equity
+
+    pruner = ROOT / "nardtools" / "data" / "nets" / "long-prune.npz"
+    text = _run("benchmarks/rollout_teachers.py", "--positions", "20", "--recipe", "luckless:1:1", "--weights", "1",
+                "--search-ply", "1", "--noise", "--prune-with", str(pruner))
+    rows = _table_rows(text)
+    data = np.load(ROOT / "benchmarks" / "data" / "long-rollouts-0.7.npz")
+    rules = find_ruleset("long").rules
+    error = equity(Evaluator(rules).values(data["rows"][:20], 1), "long", rules) - data["equity"][:20]
+    bias = np.sqrt(np.mean(error ** 2) - np.mean(data["stderr"][:20] ** 2))
+    assert bias > 0.01
+    assert float(rows["luckless, 1 game, T = 1"][0]) == pytest.approx(np.abs(error).mean(), abs=5.1e-5)
+    assert float(rows["luckless, 1 game, T = 1: bias (RMS, noise out)"][0]) == pytest.approx(bias, abs=5.1e-5)
+
+
 def test_the_rollout_teachers_benchmark_measures_each_recipe_against_the_set():
     """Stopped after one play, a plain rollout of 36 stratified games is
     exactly the unscreened 1-ply and a luckless one of a single game the
