@@ -400,6 +400,10 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
         games, seed, explore, alternatives = int(how[0]), int(how[1]), how[2] / 1000, int(how[3])
         game = own_game or (net.game if net is not None else game)  # its own game, not the command's
         check_parent(data, stored_parent, game, weights)
+        if fitting.get("prune_with") and fitting.get("prune_mark") != (
+                now := prune_mark(game, fitting["prune_with"], weights)):
+            raise AnalysisError(f"{folder}: a run screened by the pruning network {fitting['prune_mark']}, and "
+                                f"{fitting['prune_with']} is now {now}; give it back, or choose another folder")
     else:
         folder.mkdir(parents=True, exist_ok=True)
         if data.exists():
@@ -442,9 +446,6 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
         net = None
     ply = int(how[4])
     prune = fitting.get("prune_with")
-    if prune and fitting.get("prune_mark") != (now := prune_mark(game, prune, weights)):
-        raise AnalysisError(f"{folder}: a run screened by the pruning network {fitting.get('prune_mark')}, and "
-                            f"{prune} is now {now}; give it back, or choose another folder")
     done = [0]
 
     def step(n: int) -> None:
