@@ -279,11 +279,13 @@ def test_a_run_of_no_games_refits_earlier_runs_alone(tmp_path, monkeypatch):
     assert train_search("long", refit, games=0, epochs=2, resume=True).meta["epochs"] == 2
     with pytest.raises(AnalysisError, match="name them"):
         train_search("long", tmp_path / "nothing", games=0, epochs=1)
+    assert net.meta["rate"] == 1e-3  # Adam's default rate
     ran = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "0", "--epochs", "1", "-q",
-                                   "--with-run", str(first), "--output", str(tmp_path / "cli")])
+                                   "--with-run", str(first), "--rate", "0.0002", "--output", str(tmp_path / "cli")])
     assert ran.exit_code == 0, ran.output
-    assert Network.load(tmp_path / "cli" / "checkpoint.npz").meta["positions"] == len(finished_run(first)[0]) - int(
-        len(finished_run(first)[0]) * 0.1)
+    cli = Network.load(tmp_path / "cli" / "checkpoint.npz").meta
+    assert cli["positions"] == len(finished_run(first)[0]) - int(len(finished_run(first)[0]) * 0.1)
+    assert cli["rate"] == 0.0002  # a fine-tune's lower rate reaches the fit
     for given, said in ((["--search"], "name the runs whose positions it refits with --with-run"),
                         (["--search", "--with-run", str(first), "--rollouts", "5", "--explore", "0.2"],
                          "--explore, --rollouts: not read by a refit"),
@@ -468,7 +470,7 @@ def test_a_run_learns_another_players_positions(tmp_path, monkeypatch):
     for given, said in ((["--rollouts", "5"], "--rollouts: not read by a self-play (TD) run"),
                         (["--collect-with", str(player)], "--collect-with: not read by a self-play"),
                         (["--explore", "0.2", "--inputs", "contact"], "--explore, --inputs: not read by a self-play"),
-                        (["--search", "--rate", "0.1", "--lambda", "0.5"], "--rate, --lambda: not read by a --search"),
+                        (["--search", "--lambda", "0.5"], "--lambda: not read by a --search"),
                         (["--race", "--parent", str(player)], "--parent: not read by a --race run"),
                         (["--prune", "--jobs", "2"], "--jobs: not read by a --prune run"),
                         (["--search", "--rollout-games", "4"], "give --rollouts too"),

@@ -67,7 +67,7 @@ _TRAINING_OPTIONS = {
     "race": {"game", "games", "race", "epochs", "seed", "hidden", "race_db", "replies", "leaves", "halving", "jobs"},
     "search": {"game", "games", "search", "search_ply", "parent", "explore", "alternatives", "widen", "inputs",
                "with_run", "rollouts", "rollout_games", "rollout_truncate", "rollout_luckless", "rollout_weight",
-               "collect_with", "prune_with", "epochs", "seed", "hidden", "halving", "jobs"},
+               "collect_with", "prune_with", "epochs", "seed", "hidden", "halving", "rate", "jobs"},
     "prune": {"game", "games", "prune", "epochs", "seed", "hidden", "parent", "halving"},
     "outcomes": {"game", "games", "outcomes", "parent", "pull", "seed", "jobs"},
 }
@@ -175,8 +175,9 @@ def train_command(
     seed: Annotated[int, typer.Option("--seed", min=0, max=2**62, help="The run's seed (dice and weights).")] = 1,
     hidden: Annotated[int | None, typer.Option("--hidden", min=4, max=1024, help=(
         "Hidden units (default 128; with --search, the parent's).") )] = None,
-    rate: Annotated[float, typer.Option("--rate", min=1e-6, max=1.0,
-                                        help="Self-play (TD) training: the learning rate per position.")] = 0.01,
+    rate: Annotated[float | None, typer.Option("--rate", min=1e-6, max=1.0, help=(
+        "Self-play (TD) training: the learning rate per position (default 0.01); with --search: Adam's "
+        "rate, halved every --halving epochs (default 0.001; lower to fine-tune a --parent on new targets)."))] = None,
     trace: Annotated[float, typer.Option("--lambda", min=0.0, max=1.0,
                                          help="Self-play (TD) training: TD(lambda)'s lambda.")] = 0.7,
     checkpoint: Annotated[int, typer.Option("--checkpoint", min=1,
@@ -254,8 +255,8 @@ def train_command(
         return
     if search:
         _train_search(game.value, folder, resume is not None, games, epochs, search_ply, seed, hidden, parent,
-                      explore, alternatives, widen, inputs.value if inputs else None, halving, with_run or [],
-                      rollouts, rollout_games, rollout_truncate, rollout_luckless, rollout_weight, collect_with,
+                      explore, alternatives, widen, inputs.value if inputs else None, rate or 1e-3, halving,
+                      with_run or [], rollouts, rollout_games, rollout_truncate, rollout_luckless, rollout_weight, collect_with,
                       prune_with, jobs, command_line, quiet)
         return
     games = 100_000 if games is None else games
@@ -264,7 +265,7 @@ def train_command(
         if database is not None:
             trainer.settings.database = database
     else:
-        trainer = Trainer(Settings(game.value, hidden=hidden or 128, rate=rate, trace=trace, seed=seed,
+        trainer = Trainer(Settings(game.value, hidden=hidden or 128, rate=rate or 0.01, trace=trace, seed=seed,
                                    checkpoint=checkpoint, measure=measure,
                                    database=True if database is None else database))
     trainer.commands.append(command_line)
@@ -296,7 +297,7 @@ def _train_race(game: str, folder: Path, resume: bool, games: int | None, epochs
 
 def _train_search(game: str, folder: Path, resume: bool, games: int | None, epochs: int | None, ply: int, seed: int,
                   hidden: int | None, parent: Path | None, explore: float, alternatives: int, widen: bool,
-                  encoding: str | None, halving: int | None, with_runs: list[Path], rollouts: int,
+                  encoding: str | None, rate: float, halving: int | None, with_runs: list[Path], rollouts: int,
                   rollout_games: int, rollout_truncate: int, rollout_luckless: bool, rollout_weight: float,
                   collector: Path | None, prune: Path | None, jobs: int, command_line: str, quiet: bool) -> None:
     from ..analysis.searchnet import train_search
@@ -307,7 +308,7 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
 
     net = train_search(game, folder, games=5000 if games is None else games, epochs=epochs, ply=ply, seed=seed,
                        hidden=hidden, weights=_path(parent), explore=explore, alternatives=alternatives,
-                       halving=halving, widen_from=widen, resume=resume, encoding=encoding,
+                       rate=rate, halving=halving, widen_from=widen, resume=resume, encoding=encoding,
                        with_runs=with_runs, rollouts=rollouts, rollout_games=rollout_games,
                        rollout_truncate=rollout_truncate, rollout_luckless=rollout_luckless,
                        rollout_weight=rollout_weight, collector=_path(collector), prune=_path(prune),
