@@ -285,7 +285,8 @@ def test_a_run_of_no_games_refits_earlier_runs_alone(tmp_path, monkeypatch):
     assert ran.exit_code == 0, ran.output
     cli = Network.load(tmp_path / "cli" / "checkpoint.npz").meta
     assert cli["positions"] == len(finished_run(first)[0]) - int(len(finished_run(first)[0]) * 0.1)
-    assert cli["rate"] == 0.0002  # a fine-tune's lower rate reaches the fit
+    assert cli["rate"] == 0.0002 and cli["method"].endswith("(Adam at rate 0.0002, cross-entropy)")
+    assert net.meta["method"].endswith("refitted (Adam, cross-entropy)")
     for given, said in ((["--search"], "name the runs whose positions it refits with --with-run"),
                         (["--search", "--with-run", str(first), "--rollouts", "5", "--explore", "0.2"],
                          "--explore, --rollouts: not read by a refit"),

@@ -458,7 +458,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
                               progress=step)
                if own else np.zeros((0, 0), np.float32))
     chosen = rollout_positions(own, int(fitting.get("rollouts", 0)), seed)
-    weight = float(fitting.get("rollout_weight", 1.0))
+    weight, rate = float(fitting.get("rollout_weight", 1.0)), float(fitting["rate"])  # the run's own, resumed or not
     if len(chosen):
         played = [0]
 
@@ -509,7 +509,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
                           lineage=[*parent.meta.get("lineage", []), parent.name], parent_digest=parent.digest,
                           parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])],
                           planned_epochs=int(fitting.get("epochs") or EPOCHS))
-        fit = Fit(start, rows, targets, seed=seed, rate=float(fitting["rate"]), halving=int(fitting["halving"] or HALVING))
+        fit = Fit(start, rows, targets, seed=seed, rate=rate, halving=int(fitting["halving"] or HALVING))
         commands = list(commands or [])
     played_by = f"{player}'s self-play" if player else "self-play"
     method = (f"supervised on its parent evaluator's {ply}-ply probabilities of {own:,} {played_by} positions" if own
@@ -524,4 +524,5 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
     if others and own:
         method += (f", and on {len(rows) - own:,} of {len(others)} earlier run(s) with their own targets"
                    f"{f' (their rollouts weighted {weight:g})' if weight != 1.0 and rolled_out > len(chosen) else ''}")
-    return fit.run(folder, epochs, commands, f"{method} (Adam, cross-entropy)", report=report)
+    return fit.run(folder, epochs, commands, f"{method} (Adam{f' at rate {rate:g}' if rate != 1e-3 else ''}, "
+                   "cross-entropy)", report=report)
