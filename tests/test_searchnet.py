@@ -173,8 +173,9 @@ def test_a_search_run_from_the_command_line_resumes_to_the_same_weights(tmp_path
 
 def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, monkeypatch):
     """Interrupted before its first epoch, a run resumed with no options keeps
-    the width, rate, halving and epochs it was started with (not the
-    command's defaults); interrupted after one, it goes on to its own epochs."""
+    the width, rate, halving, epochs and processes it was started with (not
+    the command's defaults); interrupted after one, it goes on to its own
+    epochs; processes given again are taken."""
     import nardtools.analysis.searchnet as searchnet
     from nardtools.analysis.searchnet import train_search
 
@@ -190,10 +191,17 @@ def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, mo
         original(job)
 
     monkeypatch.setattr(searchnet, "_part", interrupted)
+    asked, serial = [], searchnet.run_parts  # the processes each pass asks for, its parts made here in turn
+
+    def in_turn(work, todo, jobs, done):
+        asked.append(jobs)
+        serial(work, todo, 1, done)
+
+    monkeypatch.setattr(searchnet, "run_parts", in_turn)
     parent = tmp_path / "parent.npz"  # its own small parent: the width asked is wider than it, whatever is shipped
     Network.random("long", 16, seed=3, encoding="blocks").save(parent)
     try:
-        train_search("long", folder, games=1, epochs=3, hidden=20, rate=5e-4, halving=3, weights=str(parent))
+        train_search("long", folder, games=1, epochs=3, hidden=20, rate=5e-4, halving=3, weights=str(parent), jobs=2)
     except KeyboardInterrupt:
         pass
     assert len(list((folder / "targets").glob("part-*.npy"))) == 1 and not (folder / "checkpoint.npz").exists()
@@ -205,7 +213,8 @@ def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, mo
     with pytest.raises(KeyboardInterrupt):  # the command's defaults, ignored
         train_search("long", folder, games=5000, epochs=None, resume=True, report=stop_after_one)
     assert Network.load(folder / "checkpoint.npz").meta["epochs"] == 1
-    net = train_search("long", folder, games=5000, epochs=None, resume=True)
+    net = train_search("long", folder, games=5000, epochs=None, resume=True, jobs=1)
+    assert asked == [2, 2, 1]
     assert net.meta["epochs"] == net.meta["planned_epochs"] == 3
     assert net.w1.shape == (Network.load(parent).inputs, 20) and net.meta["rate"] == 5e-4
     assert net.meta["halving"] == 3

@@ -350,7 +350,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
                  encoding: str | None = None, with_runs: list[Path] | None = None, rollouts: int = 0,
                  rollout_games: int = 36, rollout_truncate: int = 0, rollout_weight: float = 1.0,
                  rollout_luckless: bool = False, collector: str | None = None, prune: str | None = None,
-                 commands: list[str] | None = None, jobs: int = 1,
+                 commands: list[str] | None = None, jobs: int | None = None,
                  progress: Callable[[str, int, int], None] | None = None,
                  report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
     """Collect (once), compute the targets (resumably) and fit, until ``epochs``
@@ -370,6 +370,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
     targets and rollouts (it must screen for the parent; default the
     shipped one where it does, so that a run's targets do not depend on what
     is shipped when it is given);
+    ``jobs``: the processes that compute the targets (one unless given; a
+    resumed run's own unless given again);
     ``progress(stage, done, total)`` as it goes, ``report(epoch, loss,
     held_out)`` after each epoch.  A resumed run keeps the settings it was
     started with (kept beside its positions), whether it stopped while
@@ -392,11 +394,13 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
     if prune:
         fitting.update(prune_with=kept_path(prune), prune_mark=prune_mark(game, prune, weights))
     fitting["epochs"] = epochs or EPOCHS
+    fitting["jobs"] = jobs or 1
     if resume:
         net = Network.load(folder / "checkpoint.npz") if (folder / "checkpoint.npz").exists() else None
         rows, how, source, kept = arrays(data, "rows", "how", "weights", "fitting")
         collector, own_game, stored_parent = _kept(data, "collector", "game", "parent")
         weights, fitting = str(source) or None, json.loads(str(kept))
+        jobs = jobs or int(fitting.get("jobs", 1))  # the run's own processes, unless told otherwise
         games, seed, explore, alternatives = int(how[0]), int(how[1]), how[2] / 1000, int(how[3])
         game = own_game or (net.game if net is not None else game)  # its own game, not the command's
         check_parent(data, stored_parent, game, weights)
@@ -405,6 +409,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
             raise AnalysisError(f"{folder}: a run screened by the pruning network {fitting['prune_mark']}, and "
                                 f"{fitting['prune_with']} is now {now}; give it back, or choose another folder")
     else:
+        jobs = fitting["jobs"]
         folder.mkdir(parents=True, exist_ok=True)
         if data.exists():
             rows, before, source, kept = arrays(data, "rows", "how", "weights", "fitting")

@@ -166,8 +166,8 @@ def train_command(
         "With --race: also learn the opponent's best reply to this many of its 21 rolls, after the play chosen "
         "and after one other (the positions a 1-ply look-ahead weighs, as it weighs them)."))] = 0,
     jobs: Annotated[int, typer.Option("--jobs", min=1, max=64, help=(
-        "With --race or --search: processes that compute the targets of the positions collected; with "
-        "--outcomes: that play the games."))] = 1,
+        "With --race or --search: processes that compute the targets of the positions collected (a resumed "
+        "--search run: its own, unless given); with --outcomes: that play the games."))] = 1,
     output: Annotated[Path | None, typer.Option("--output", help="The run's folder (default train-GAME); "
                                                    "it must not hold a run already.")] = None,
     resume: Annotated[Path | None, typer.Option("--resume", help="Continue the run kept in this folder "
@@ -257,7 +257,7 @@ def train_command(
         _train_search(game.value, folder, resume is not None, games, epochs, search_ply, seed, hidden, parent,
                       explore, alternatives, widen, inputs.value if inputs else None, rate or 1e-3, halving,
                       with_run or [], rollouts, rollout_games, rollout_truncate, rollout_luckless, rollout_weight, collect_with,
-                      prune_with, jobs, command_line, quiet)
+                      prune_with, jobs if "jobs" in given else None, command_line, quiet)
         return
     games = 100_000 if games is None else games
     if resume is not None:
@@ -299,7 +299,7 @@ def _train_search(game: str, folder: Path, resume: bool, games: int | None, epoc
                   hidden: int | None, parent: Path | None, explore: float, alternatives: int, widen: bool,
                   encoding: str | None, rate: float, halving: int | None, with_runs: list[Path], rollouts: int,
                   rollout_games: int, rollout_truncate: int, rollout_luckless: bool, rollout_weight: float,
-                  collector: Path | None, prune: Path | None, jobs: int, command_line: str, quiet: bool) -> None:
+                  collector: Path | None, prune: Path | None, jobs: int | None, command_line: str, quiet: bool) -> None:
     from ..analysis.searchnet import train_search
 
     def progress(stage: str, done: int, total: int) -> None:
