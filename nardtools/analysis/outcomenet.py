@@ -162,16 +162,17 @@ def refit_outputs(net: Network, rows: np.ndarray, outcomes: np.ndarray, held_out
 
 
 def train_outcomes(game: str, folder: Path, *, games: int, seed: int = 1, weights: str | None = None,
-                   pull: float = 1e-4, jobs: int = 1, resume: bool = False, commands: list[str] | None = None,
+                   pull: float = 1e-4, jobs: int | None = None, resume: bool = False, commands: list[str] | None = None,
                    progress: Callable[[str, int, int], None] | None = None) -> Network:
     """Play (resumably) and refit, as the module docstring says; a resumed
-    run keeps the settings it was started with, its game too.  The refitted network is
-    ``folder/checkpoint.npz``."""
+    run keeps the settings it was started with, its game too, and its
+    ``jobs`` (processes; one unless given) unless given again.  The refitted
+    network is ``folder/checkpoint.npz``."""
     from .evaluate import load_networks
 
     kept = folder / "settings.json"
     settings: dict[str, Any] = {"game": game, "games": games, "seed": seed, "weights": kept_path(weights) or "",
-                                "pull": pull}
+                                "pull": pull, "jobs": jobs or 1}
     if resume:
         try:
             settings = json.loads(kept.read_text(encoding="utf-8"))
@@ -185,6 +186,7 @@ def train_outcomes(game: str, folder: Path, *, games: int, seed: int = 1, weight
         folder.mkdir(parents=True, exist_ok=True)
         write_atomically(kept, json.dumps(settings, indent=1).encode())
     game, weights, total = str(settings["game"]), str(settings["weights"]) or None, int(settings["games"])
+    jobs = jobs or int(settings.get("jobs", 1))
     began, played = time.perf_counter(), [0]
 
     def step(n: int) -> None:

@@ -166,8 +166,8 @@ def train_command(
         "With --race: also learn the opponent's best reply to this many of its 21 rolls, after the play chosen "
         "and after one other (the positions a 1-ply look-ahead weighs, as it weighs them)."))] = 0,
     jobs: Annotated[int, typer.Option("--jobs", min=1, max=64, help=(
-        "With --race or --search: processes that compute the targets of the positions collected (a resumed "
-        "--search run: its own, unless given); with --outcomes: that play the games."))] = 1,
+        "With --race or --search: processes that compute the targets of the positions collected; with "
+        "--outcomes: that play the games (a resumed --search or --outcomes run: its own, unless given)."))] = 1,
     output: Annotated[Path | None, typer.Option("--output", help="The run's folder (default train-GAME); "
                                                    "it must not hold a run already.")] = None,
     resume: Annotated[Path | None, typer.Option("--resume", help="Continue the run kept in this folder "
@@ -251,7 +251,7 @@ def train_command(
         return
     if outcomes:
         _train_outcomes(game.value, folder, resume is not None, 40_000 if games is None else games, seed, parent, pull,
-                        jobs, command_line, quiet)
+                        jobs if "jobs" in given else None, command_line, quiet)
         return
     if search:
         _train_search(game.value, folder, resume is not None, games, epochs, search_ply, seed, hidden, parent,
@@ -331,7 +331,7 @@ def _train_prune(game: str, folder: Path, resume: bool, games: int | None, epoch
 
 
 def _train_outcomes(game: str, folder: Path, resume: bool, games: int, seed: int, parent: Path | None, pull: float,
-                    jobs: int, command_line: str, quiet: bool) -> None:
+                    jobs: int | None, command_line: str, quiet: bool) -> None:
     from ..analysis.outcomenet import train_outcomes
 
     def progress(stage: str, done: int, total: int) -> None:
