@@ -1,4 +1,5 @@
-"""Shared fixtures: random positions from seeded playouts, and headless Chromium."""
+"""Shared fixtures: random positions from seeded playouts, headless Chromium,
+and the processes a training run asks for."""
 
 from __future__ import annotations
 
@@ -64,3 +65,20 @@ def browser() -> Iterator[Any]:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def processes_asked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The processes (``jobs``) each pass of a training run's parts asks
+    for, in order; the parts are made here, one after another."""
+    import nardtools.analysis.searchnet as searchnet
+
+    asked: list[int] = []
+    serial = searchnet.run_parts
+
+    def in_turn(work: Any, todo: list[Any], jobs: int, done: Any) -> None:
+        asked.append(jobs)
+        serial(work, todo, 1, done)
+
+    monkeypatch.setattr(searchnet, "run_parts", in_turn)
+    return asked

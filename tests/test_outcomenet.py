@@ -69,7 +69,7 @@ def test_the_refit_learns_outcomes_and_keeps_the_hidden_layer():
     assert np.allclose(kept.w2, net.w2, atol=2e-3) and np.allclose(kept.b2, net.b2, atol=2e-3)
 
 
-def test_a_run_keeps_its_settings_and_names_the_refit(tmp_path, monkeypatch):
+def test_a_run_keeps_its_settings_and_names_the_refit(tmp_path, monkeypatch, request):
     folder = tmp_path / "run"
     args = ["train", "--game", "backgammon", "--outcomes", "--games", "20", "--seed", "2", "--jobs", "2",
             "--output", str(folder), "-q"]
@@ -87,17 +87,9 @@ def test_a_run_keeps_its_settings_and_names_the_refit(tmp_path, monkeypatch):
                                      "--output", str(folder)])
     assert again.exit_code != 0 and "holds a run already" in again.output
     (folder / "checkpoint.npz").unlink()
-    import nardtools.analysis.searchnet as searchnet
-
-    asked, serial = [], searchnet.run_parts  # a resumed run plays in the processes it was started with
-
-    def in_turn(work, todo, jobs, done):
-        asked.append(jobs)
-        serial(work, todo, 1, done)
-
-    monkeypatch.setattr(searchnet, "run_parts", in_turn)
+    asked = request.getfixturevalue("processes_asked")  # from here on: the resumed run's
     resumed = CliRunner().invoke(app, ["train", "--resume", str(folder), "-q"])  # found to be an outcome refit
-    assert asked == [2]
+    assert asked == [2]  # the processes it was started with
     assert resumed.exit_code == 0, resumed.output
     assert np.array_equal(Network.load(folder / "checkpoint.npz").w2, net.w2)
     refused = CliRunner().invoke(app, ["train", "--outcomes", "--epochs", "3", "--output", str(tmp_path / "x")])

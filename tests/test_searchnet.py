@@ -171,7 +171,7 @@ def test_a_search_run_from_the_command_line_resumes_to_the_same_weights(tmp_path
     assert clash.exit_code == 2 and "choose one" in clash.output
 
 
-def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, monkeypatch):
+def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, monkeypatch, processes_asked):
     """Interrupted before its first epoch, a run resumed with no options keeps
     the width, rate, halving, epochs and processes it was started with (not
     the command's defaults); interrupted after one, it goes on to its own
@@ -191,13 +191,6 @@ def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, mo
         original(job)
 
     monkeypatch.setattr(searchnet, "_part", interrupted)
-    asked, serial = [], searchnet.run_parts  # the processes each pass asks for, its parts made here in turn
-
-    def in_turn(work, todo, jobs, done):
-        asked.append(jobs)
-        serial(work, todo, 1, done)
-
-    monkeypatch.setattr(searchnet, "run_parts", in_turn)
     parent = tmp_path / "parent.npz"  # its own small parent: the width asked is wider than it, whatever is shipped
     Network.random("long", 16, seed=3, encoding="blocks").save(parent)
     try:
@@ -214,7 +207,7 @@ def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, mo
         train_search("long", folder, games=5000, epochs=None, resume=True, report=stop_after_one)
     assert Network.load(folder / "checkpoint.npz").meta["epochs"] == 1
     net = train_search("long", folder, games=5000, epochs=None, resume=True, jobs=1)
-    assert asked == [2, 2, 1]
+    assert processes_asked == [2, 2, 1]
     assert net.meta["epochs"] == net.meta["planned_epochs"] == 3
     assert net.w1.shape == (Network.load(parent).inputs, 20) and net.meta["rate"] == 5e-4
     assert net.meta["halving"] == 3

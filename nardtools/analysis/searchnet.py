@@ -61,7 +61,7 @@ import numpy as np
 from .._io import write_atomically
 from ..errors import AnalysisError
 from .nets import ENCODINGS, Network, Networks, check_encoding, finished
-from .supervised import EPOCHS, HALVING, Fit, arrays, check_parent, kept_path, parent_mark
+from .supervised import EPOCHS, HALVING, RATE, Fit, arrays, check_parent, kept_path, parent_mark
 
 if TYPE_CHECKING:
     from .evaluate import Evaluator
@@ -346,7 +346,7 @@ def _kept(data: Path, *names: str) -> list[str | None]:
 
 def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply: int = 1, seed: int = 1,
                  hidden: int | None = None, weights: str | None = None, explore: float = 0.1, alternatives: int = 2,
-                 rate: float = 1e-3, halving: int | None = None, widen_from: bool = True, resume: bool = False,
+                 rate: float | None = None, halving: int | None = None, widen_from: bool = True, resume: bool = False,
                  encoding: str | None = None, with_runs: list[Path] | None = None, rollouts: int = 0,
                  rollout_games: int = 36, rollout_truncate: int = 0, rollout_weight: float = 1.0,
                  rollout_luckless: bool = False, collector: str | None = None, prune: str | None = None,
@@ -355,7 +355,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
                  report: Callable[[int, float, dict[str, float]], None] | None = None) -> Network:
     """Collect (once), compute the targets (resumably) and fit, until ``epochs``
     epochs in all (``None``: a resumed run's own, else
-    :data:`.supervised.EPOCHS`; ``hidden``: the parent's width unless given;
+    :data:`.supervised.EPOCHS`; ``rate``: Adam's, :data:`.supervised.RATE`
+    unless given; ``hidden``: the parent's width unless given;
     ``encoding``: the inputs, the parent's unless given);
     ``with_runs``: the folders of earlier runs whose positions and targets are
     fitted too (``games=0``: they alone); ``rollouts``: that many positions, drawn by the seed, learn
@@ -383,7 +384,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
     data = folder / "positions.npz"
     weights, collector = kept_path(weights), kept_path(collector)
     how = np.array([games, seed, round(explore * 1000), alternatives, ply])
-    fitting: dict[str, Any] = {"hidden": hidden, "rate": rate, "halving": halving, "widen": widen_from,
+    fitting: dict[str, Any] = {"hidden": hidden, "rate": rate or RATE, "halving": halving, "widen": widen_from,
                                "encoding": encoding, "with_runs": [kept_path(f) for f in with_runs or []]}
     if rollouts:
         fitting.update(rollouts=rollouts, rollout_games=rollout_games,
@@ -529,5 +530,5 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
     if others and own:
         method += (f", and on {len(rows) - own:,} of {len(others)} earlier run(s) with their own targets"
                    f"{f' (their rollouts weighted {weight:g})' if weight != 1.0 and rolled_out > len(chosen) else ''}")
-    return fit.run(folder, epochs, commands, f"{method} (Adam{f' at rate {rate:g}' if rate != 1e-3 else ''}, "
+    return fit.run(folder, epochs, commands, f"{method} (Adam{f' at rate {rate:g}' if rate != RATE else ''}, "
                    "cross-entropy)", report=report)

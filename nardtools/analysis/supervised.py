@@ -29,6 +29,8 @@ HELD_OUT = 0.1
 HALVING = 8
 #: Epochs a run fits in all, unless it says otherwise.
 EPOCHS = 30
+#: Adam's learning rate, unless a run says otherwise (lower to fine-tune a fitted network).
+RATE = 1e-3
 #: The weights Adam moves, and its moments of each as ``optimizer.npz`` keeps them.
 WEIGHTS = ("w1", "b1", "w2", "b2")
 MOMENTS = (*(f"{k}{name}" for name in WEIGHTS for k in "mv"), "steps")
@@ -37,7 +39,7 @@ MOMENTS = (*(f"{k}{name}" for name in WEIGHTS for k in "mv"), "steps")
 class Fit:
     """Fitting ``net`` to board rows and their targets, epoch by epoch."""
 
-    def __init__(self, net: Network, rows: np.ndarray, targets: np.ndarray, *, seed: int = 1, rate: float = 1e-3,
+    def __init__(self, net: Network, rows: np.ndarray, targets: np.ndarray, *, seed: int = 1, rate: float = RATE,
                  batch: int = 128, halving: int = HALVING, moments: dict[str, np.ndarray] | None = None) -> None:
         self.net, self.seed, self.rate, self.batch, self.halving = net, seed, rate, batch, halving
         net.meta.pop("outcomes", None)  # an earlier output refit (.outcomenet) no longer says how these weights came

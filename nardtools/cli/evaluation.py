@@ -255,7 +255,7 @@ def train_command(
         return
     if search:
         _train_search(game.value, folder, resume is not None, games, epochs, search_ply, seed, hidden, parent,
-                      explore, alternatives, widen, inputs.value if inputs else None, rate or 1e-3, halving,
+                      explore, alternatives, widen, inputs.value if inputs else None, rate, halving,
                       with_run or [], rollouts, rollout_games, rollout_truncate, rollout_luckless, rollout_weight, collect_with,
                       prune_with, jobs if "jobs" in given else None, command_line, quiet)
         return
@@ -297,7 +297,7 @@ def _train_race(game: str, folder: Path, resume: bool, games: int | None, epochs
 
 def _train_search(game: str, folder: Path, resume: bool, games: int | None, epochs: int | None, ply: int, seed: int,
                   hidden: int | None, parent: Path | None, explore: float, alternatives: int, widen: bool,
-                  encoding: str | None, rate: float, halving: int | None, with_runs: list[Path], rollouts: int,
+                  encoding: str | None, rate: float | None, halving: int | None, with_runs: list[Path], rollouts: int,
                   rollout_games: int, rollout_truncate: int, rollout_luckless: bool, rollout_weight: float,
                   collector: Path | None, prune: Path | None, jobs: int | None, command_line: str, quiet: bool) -> None:
     from ..analysis.searchnet import train_search
