@@ -401,7 +401,6 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
         rows, how, source, kept = arrays(data, "rows", "how", "weights", "fitting")
         collector, own_game, stored_parent = _kept(data, "collector", "game", "parent")
         weights, fitting = str(source) or None, json.loads(str(kept))
-        jobs = jobs or int(fitting.get("jobs", 1))  # the run's own processes, unless told otherwise
         games, seed, explore, alternatives = int(how[0]), int(how[1]), how[2] / 1000, int(how[3])
         game = own_game or (net.game if net is not None else game)  # its own game, not the command's
         check_parent(data, stored_parent, game, weights)
@@ -410,7 +409,6 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
             raise AnalysisError(f"{folder}: a run screened by the pruning network {fitting['prune_mark']}, and "
                                 f"{fitting['prune_with']} is now {now}; give it back, or choose another folder")
     else:
-        jobs = fitting["jobs"]
         folder.mkdir(parents=True, exist_ok=True)
         if data.exists():
             rows, before, source, kept = arrays(data, "rows", "how", "weights", "fitting")
@@ -451,6 +449,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
             write_atomically(data, buffer.getvalue())
         net = None
     ply = int(how[4])
+    jobs = jobs or int(fitting.get("jobs", 1))  # a resumed run's own processes, unless told otherwise
     prune = fitting.get("prune_with")
     done = [0]
 

@@ -249,15 +249,16 @@ def train_command(
         _train_prune(game.value, folder, resume is not None, games, epochs, seed, hidden, parent, halving,
                      command_line, quiet)
         return
+    own_jobs = jobs if "jobs" in given else None  # None: a resumed run's own
     if outcomes:
         _train_outcomes(game.value, folder, resume is not None, 40_000 if games is None else games, seed, parent, pull,
-                        jobs if "jobs" in given else None, command_line, quiet)
+                        own_jobs, command_line, quiet)
         return
     if search:
         _train_search(game.value, folder, resume is not None, games, epochs, search_ply, seed, hidden, parent,
-                      explore, alternatives, widen, inputs.value if inputs else None, rate, halving,
-                      with_run or [], rollouts, rollout_games, rollout_truncate, rollout_luckless, rollout_weight, collect_with,
-                      prune_with, jobs if "jobs" in given else None, command_line, quiet)
+                      explore, alternatives, widen, inputs.value if inputs else None, rate, halving, with_run or [],
+                      rollouts, rollout_games, rollout_truncate, rollout_luckless, rollout_weight, collect_with,
+                      prune_with, own_jobs, command_line, quiet)
         return
     games = 100_000 if games is None else games
     if resume is not None:
@@ -265,7 +266,7 @@ def train_command(
         if database is not None:
             trainer.settings.database = database
     else:
-        trainer = Trainer(Settings(game.value, hidden=hidden or 128, rate=rate or 0.01, trace=trace, seed=seed,
+        trainer = Trainer(Settings(game.value, hidden=hidden or 128, rate=rate or Settings.rate, trace=trace, seed=seed,
                                    checkpoint=checkpoint, measure=measure,
                                    database=True if database is None else database))
     trainer.commands.append(command_line)
