@@ -212,6 +212,8 @@ def test_a_run_stopped_in_its_targets_resumes_with_its_own_settings(tmp_path, mo
     assert net.w1.shape == (Network.load(parent).inputs, 20) and net.meta["rate"] == 5e-4
     assert net.meta["halving"] == 3
     assert net.meta["search_games"] == 1
+    assert net.meta["method"].endswith("from its parent's weights widened to 20 hidden units "
+                                       "(Adam at rate 0.0005, cross-entropy)")  # said again when resumed
     ran = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "1", "--epochs", "1", "-q",
                                    "--output", str(tmp_path / "cli")])
     assert ran.exit_code == 0, ran.output  # --hidden left out: the parent's width
@@ -230,6 +232,11 @@ def test_the_command_line_gives_a_board_parent_new_inputs(encoding, inputs, tmp_
     assert result.exit_code == 0, result.output
     net = Network.load(folder / "checkpoint.npz")
     assert net.encoding == encoding and net.w1.shape == (inputs, 16) and Network.load(parent).encoding == "board"
+    assert f"from its parent's weights widened to {encoding} inputs (Adam" in net.meta["method"]
+    fresh = CliRunner().invoke(app, ["train", "--game", "long", "--search", "--games", "1", "--epochs", "1", "--fresh",
+                                     "--parent", str(parent), "--output", str(tmp_path / "fresh"), "-q"])
+    assert fresh.exit_code == 0, fresh.output
+    assert "from random weights (Adam" in Network.load(tmp_path / "fresh" / "checkpoint.npz").meta["method"]
 
 
 def test_a_run_fits_earlier_runs_positions_beside_its_own(tmp_path, monkeypatch):
@@ -288,7 +295,7 @@ def test_a_run_of_no_games_refits_earlier_runs_alone(tmp_path, monkeypatch):
     cli = Network.load(tmp_path / "cli" / "checkpoint.npz").meta
     assert cli["positions"] == len(finished_run(first)[0]) - int(len(finished_run(first)[0]) * 0.1)
     assert cli["rate"] == 0.0002 and cli["method"].endswith("(Adam at rate 0.0002, cross-entropy)")
-    assert net.meta["method"].endswith("refitted (Adam, cross-entropy)")
+    assert net.meta["method"].endswith("refitted, from its parent's weights (Adam, cross-entropy)")
     for given, said in ((["--search"], "name the runs whose positions it refits with --with-run"),
                         (["--search", "--with-run", str(first), "--rollouts", "5", "--explore", "0.2"],
                          "--explore, --rollouts: not read by a refit"),
@@ -519,3 +526,14 @@ def test_a_run_refuses_to_go_on_when_its_parent_has_changed(tmp_path, monkeypatc
                         lambda game, weights=None, race=None: original(game, weights) if weights else Networks(other))
     result = CliRunner().invoke(app, ["train", "--resume", str(shipped), "--epochs", "2", "-q"])
     assert result.exit_code != 0 and "which is now" in result.output, result.output
+
+
+def test_a_generation_whose_every_position_was_rolled_out_says_all():
+    """A network's name counts the positions it fitted (the held-out ones
+    apart) and the rollouts of all of them: when every position was rolled
+    out it says so, not a count larger than its positions."""
+    net = Network.random("long", 4, seed=1)
+    net.meta.update(generation=10, positions=90, held_out=10, ply=1, rollouts=100)
+    assert net.name == "nardtools-long-dev (generation 10: 90 positions at 1-ply, all on rollouts)"
+    net.meta["rollouts"] = 99
+    assert net.name == "nardtools-long-dev (generation 10: 90 positions at 1-ply, 99 on rollouts)"

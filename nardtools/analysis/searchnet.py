@@ -74,7 +74,7 @@ ROLLOUT_PART, ROLLOUT_LOCKSTEP = 500, 20
 #: What a run records of itself only when it has them: a network fitted from
 #: a parent that had them does not inherit them.
 _RUN_KEYS = ("with_runs", "with_run_commands", "rollouts", "rollout_games", "rollout_truncate", "rollout_luckless",
-             "rollout_weight", "collected_by", "pruned_by")
+             "rollout_weight", "collected_by", "pruned_by", "began_from")
 
 
 #: A run's settings that its kept targets depend on (a restart in its folder may change only the others).
@@ -497,6 +497,10 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
         inputs = fitting.get("encoding") or parent.encoding
         start = (widen(parent, width, seed, inputs) if fitting["widen"]
                  else Network.random(game, width, seed, encoding=inputs))
+        grown = [said for said, grew in ((f"{width:,} hidden units", width > parent.w1.shape[1]),
+                                         (f"{inputs} inputs", inputs != parent.encoding)) if grew]
+        began = ("random weights" if not fitting["widen"] else
+                 "its parent's weights" + (" widened to " + " and ".join(grown) if grown else ""))
         for key in _RUN_KEYS:  # the parent's run said them of the parent
             start.meta.pop(key, None)
         start.meta.update(kind="main", games=int(parent.meta.get("games", 0)), search_games=games, ply=ply,
@@ -511,7 +515,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
                           **({"rollout_weight": weight} if rolled_out and weight != 1.0 else {}),
                           **({"collected_by": player} if player else {}),
                           **({"pruned_by": fitting["prune_mark"]} if prune else {}),
-                          lineage=[*parent.meta.get("lineage", []), parent.name], parent_digest=parent.digest,
+                          began_from=began, lineage=[*parent.meta.get("lineage", []), parent.name],
+                          parent_digest=parent.digest,
                           parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])],
                           planned_epochs=int(fitting.get("epochs") or EPOCHS))
         fit = Fit(start, rows, targets, seed=seed, rate=rate, halving=int(fitting["halving"] or HALVING))
@@ -529,5 +534,6 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
     if others and own:
         method += (f", and on {len(rows) - own:,} of {len(others)} earlier run(s) with their own targets"
                    f"{f' (their rollouts weighted {weight:g})' if weight != 1.0 and rolled_out > len(chosen) else ''}")
-    return fit.run(folder, epochs, commands, f"{method} (Adam{f' at rate {rate:g}' if rate != RATE else ''}, "
-                   "cross-entropy)", report=report)
+    began = fit.net.meta.get("began_from")  # older runs' networks do not say
+    return fit.run(folder, epochs, commands, f"{method}{f', from {began}' if began else ''} "
+                   f"(Adam{f' at rate {rate:g}' if rate != RATE else ''}, cross-entropy)", report=report)
