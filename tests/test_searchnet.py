@@ -527,13 +527,3 @@ def test_a_run_refuses_to_go_on_when_its_parent_has_changed(tmp_path, monkeypatc
     result = CliRunner().invoke(app, ["train", "--resume", str(shipped), "--epochs", "2", "-q"])
     assert result.exit_code != 0 and "which is now" in result.output, result.output
 
-
-def test_a_generation_whose_every_position_was_rolled_out_says_all():
-    """A network's name counts the positions it fitted (the held-out ones
-    apart) and the rollouts of all of them: when every position was rolled
-    out it says so, not a count larger than its positions."""
-    net = Network.random("long", 4, seed=1)
-    net.meta.update(generation=10, positions=90, held_out=10, ply=1, rollouts=100)
-    assert net.name == "nardtools-long-dev (generation 10: 90 positions at 1-ply, all on rollouts)"
-    net.meta["rollouts"] = 99
-    assert net.name == "nardtools-long-dev (generation 10: 90 positions at 1-ply, 99 on rollouts)"

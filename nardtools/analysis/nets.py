@@ -589,11 +589,9 @@ class Network:
                     f"({self.meta.get('positions', 0):,} positions)")
         if self.meta.get("generation"):  # trained on search targets (.searchnet)
             rollouts, outcomes = int(self.meta.get("rollouts", 0)), int(self.meta.get("outcomes", {}).get("positions", 0))
-            fitted = int(self.meta.get("positions", 0))  # the rollouts count the held-out positions too
-            rolled = "all" if rollouts and rollouts >= fitted + int(self.meta.get("held_out", 0)) else f"{rollouts:,}"
             return (f"nardtools-{self.game}-{version} (generation {self.meta['generation']}: "
-                    f"{fitted:,} positions at {self.meta.get('ply', 1)}-ply"
-                    f"{f', {rolled} on rollouts' if rollouts else ''}"
+                    f"{self.meta.get('positions', 0):,} positions at {self.meta.get('ply', 1)}-ply"
+                    f"{f', {rollouts:,} on rollouts' if rollouts else ''}"
                     f"{f'; outputs refitted to {outcomes:,} self-play outcomes' if outcomes else ''})")
         return f"nardtools-{self.game}-{version} ({self.meta.get('games', 0):,} games)"
 
