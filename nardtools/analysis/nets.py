@@ -615,8 +615,12 @@ class Network:
         return sigmoid(x @ self.w1 + self.b1)
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        """Probabilities (rows of ``CLASSES[game]``) of encoded inputs (rows)."""
-        return sigmoid(self.hidden(x) @ self.w2 + self.b2)
+        """Probabilities (rows of ``CLASSES[game]``) of encoded inputs (rows):
+        float32 throughout but the output layer's sums, in double, as the
+        compiled core's are (summed in float over 1,024 hidden units they
+        drift some 1e-6 from the exact outputs)."""
+        logits = self.hidden(x).astype(np.float64) @ self.w2.astype(np.float64) + self.b2
+        return sigmoid(logits.astype(np.float32))
 
     def outputs(self, rows: np.ndarray) -> np.ndarray:
         """The raw outputs (float32 rows) of board rows (n, 52): by the compiled

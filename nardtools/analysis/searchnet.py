@@ -499,8 +499,8 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
                  else Network.random(game, width, seed, encoding=inputs))
         grown = [said for said, grew in ((f"{width:,} hidden units", width > parent.w1.shape[1]),
                                          (f"{inputs} inputs", inputs != parent.encoding)) if grew]
-        began = ("random weights" if not fitting["widen"] else
-                 "its parent's weights" + (" widened to " + " and ".join(grown) if grown else ""))
+        origin = ("random weights" if not fitting["widen"] else
+                  "its parent's weights" + (" widened to " + " and ".join(grown) if grown else ""))
         for key in _RUN_KEYS:  # the parent's run said them of the parent
             start.meta.pop(key, None)
         start.meta.update(kind="main", games=int(parent.meta.get("games", 0)), search_games=games, ply=ply,
@@ -515,7 +515,7 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
                           **({"rollout_weight": weight} if rolled_out and weight != 1.0 else {}),
                           **({"collected_by": player} if player else {}),
                           **({"pruned_by": fitting["prune_mark"]} if prune else {}),
-                          began_from=began, lineage=[*parent.meta.get("lineage", []), parent.name],
+                          began_from=origin, lineage=[*parent.meta.get("lineage", []), parent.name],
                           parent_digest=parent.digest,
                           parent_commands=[*parent.meta.get("parent_commands", []), *parent.meta.get("commands", [])],
                           planned_epochs=int(fitting.get("epochs") or EPOCHS))
@@ -534,6 +534,6 @@ def train_search(game: str, folder: Path, *, games: int, epochs: int | None, ply
     if others and own:
         method += (f", and on {len(rows) - own:,} of {len(others)} earlier run(s) with their own targets"
                    f"{f' (their rollouts weighted {weight:g})' if weight != 1.0 and rolled_out > len(chosen) else ''}")
-    began = fit.net.meta.get("began_from")  # older runs' networks do not say
-    return fit.run(folder, epochs, commands, f"{method}{f', from {began}' if began else ''} "
+    began_from = fit.net.meta.get("began_from")  # older runs' networks do not say
+    return fit.run(folder, epochs, commands, f"{method}{f', from {began_from}' if began_from else ''} "
                    f"(Adam{f' at rate {rate:g}' if rate != RATE else ''}, cross-entropy)", report=report)
