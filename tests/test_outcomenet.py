@@ -17,8 +17,9 @@ from nardtools.cli import app
 @pytest.mark.parametrize("game", ["long", "backgammon"])
 def test_each_position_learns_its_games_outcome_as_its_side_sees_it(game, tmp_path):
     """An outcome is one class of the game's (a home mars or a koks, a
-    backgammon, is a mars, a gammon, too; the first two exclude each other); within a game the positions' outcomes are the one result seen
-    from the two sides; the positions are the main network's."""
+    backgammon, is a mars, a gammon, too; the first two exclude each other);
+    within a game the positions' outcomes are the one result seen from the
+    two sides; the positions are the main network's."""
     rows, outcomes, games = outcome_games(game, 6, tmp_path, seed=3)
     assert len(rows) > 200 and set(np.unique(games)) == set(range(6))
     assert main_domain(load_networks(game), rows).all() and not mover_won(rows).any()

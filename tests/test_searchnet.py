@@ -526,4 +526,3 @@ def test_a_run_refuses_to_go_on_when_its_parent_has_changed(tmp_path, monkeypatc
                         lambda game, weights=None, race=None: original(game, weights) if weights else Networks(other))
     result = CliRunner().invoke(app, ["train", "--resume", str(shipped), "--epochs", "2", "-q"])
     assert result.exit_code != 0 and "which is now" in result.output, result.output
-
