@@ -526,3 +526,40 @@ def test_a_run_refuses_to_go_on_when_its_parent_has_changed(tmp_path, monkeypatc
                         lambda game, weights=None, race=None: original(game, weights) if weights else Networks(other))
     result = CliRunner().invoke(app, ["train", "--resume", str(shipped), "--epochs", "2", "-q"])
     assert result.exit_code != 0 and "which is now" in result.output, result.output
+
+
+def test_a_mean_of_networks_answers_their_mean_logits_in_the_core_and_in_numpy(tmp_path):
+    """``train --mean-of`` writes one network whose logits are the members'
+    mean, position by position (the compiled forward pass and numpy's), keeps
+    each member's name and digest, and refuses one member, a member of another
+    game, a race network and a resumed run, each with its reason."""
+    a, b = Network.random("long", 12, seed=4), Network.random("long", 20, seed=5)
+    paths = [tmp_path / "a.npz", tmp_path / "b.npz"]
+    for net, path in zip((a, b), paths, strict=True):
+        net.save(path)
+    done = CliRunner().invoke(app, ["train", "--game", "long", *(f"--mean-of={p}" for p in paths),
+                                    "--output", str(tmp_path / "mean")])
+    assert done.exit_code == 0, done.output
+    mean = Network.load(tmp_path / "mean" / "checkpoint.npz")
+    rows = collect("long", 1, weights=None)[:60]
+
+    def logit(p: np.ndarray) -> np.ndarray:
+        return np.log(p / (1 - p))
+
+    expected = (logit(a.outputs(rows).astype(np.float64)) + logit(b.outputs(rows).astype(np.float64))) / 2
+    assert mean.w1.shape == (198, 32) and np.abs(logit(mean.outputs(rows).astype(np.float64)) - expected).max() < 1e-4
+    assert np.abs(mean(mean.encode(rows)) - mean.outputs(rows)).max() <= 1e-6
+    assert [m["digest"] for m in mean.meta["members"]] == [a.digest, b.digest]
+    assert mean.name == "nardtools-long-dev (the mean of 2 networks)" and len(mean.meta["commands"]) == 1
+    assert mean.meta["method"].startswith("the mean of 2 networks' output logits, their 32 hidden units")
+    Network.random("backgammon", 8, seed=6).save(tmp_path / "bg.npz")
+    Network.random("long", 8, seed=7, race_points=6).save(tmp_path / "race.npz")
+    for extra, reason in ((["--mean-of", str(paths[0])], "needs two or more"),
+                          ([*(f"--mean-of={p}" for p in (paths[0], tmp_path / "bg.npz"))], "a backgammon network"),
+                          ([*(f"--mean-of={p}" for p in (paths[0], tmp_path / "race.npz"))], "main networks of one game"),
+                          ([*(f"--mean-of={p}" for p in paths), "--epochs", "3"], "--epochs: not read by --mean-of")):
+        refused = CliRunner().invoke(app, ["train", "--game", "long", *extra, "--output", str(tmp_path / "x")])
+        assert refused.exit_code != 0 and reason in " ".join(refused.output.split()), refused.output
+    resumed = CliRunner().invoke(app, ["train", *(f"--mean-of={p}" for p in paths), "--resume", str(tmp_path / "mean")])
+    assert resumed.exit_code != 0 and "no run to --resume" in " ".join(resumed.output.split())
+    assert not (tmp_path / "x").exists()

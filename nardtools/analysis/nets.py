@@ -538,6 +538,45 @@ class Network:
                    .astype(np.float32), np.zeros(hidden, np.float32),
                    (rng.standard_normal((hidden, k)) * 0.1).astype(np.float32), np.zeros(k, np.float32), meta)
 
+    @classmethod
+    def mean_of(cls, members: list[Network]) -> Network:
+        """One network whose output logits are the mean of the members' (an
+        ensemble evaluated as one forward pass): their hidden layers side by
+        side, each one's output weights divided by their number. The members
+        are main networks of one game and one encoding; the metadata keeps
+        their game, encoding and latest generation, says how it was made
+        (``method``), and keeps each one's name, digest, method and commands
+        under ``members``.
+
+        >>> a, b = Network.random("long", 4, seed=1), Network.random("long", 6, seed=2)
+        >>> both = Network.mean_of([a, b])
+        >>> x = np.random.default_rng(3).random((5, a.inputs), dtype=np.float32)
+        >>> logit = lambda p: np.log(p / (1 - p))
+        >>> both.w1.shape[1], bool(np.allclose(logit(both(x)), (logit(a(x)) + logit(b(x))) / 2, atol=1e-4))
+        (10, True)
+        """
+        if len(members) < 2:
+            raise AnalysisError("a mean of networks needs two or more of them")
+        first = members[0]
+        for net in members:
+            if net.is_race or net.is_prune or (net.game, net.encoding) != (first.game, first.encoding):
+                raise AnalysisError(f"{net.name} [{net.digest}]: a mean is of main networks of one game and one "
+                                    f"encoding ({first.game}, {first.encoding})")
+        k = len(members)
+        w1 = np.concatenate([net.w1 for net in members], axis=1)
+        generation = max(int(net.meta.get("generation", 0)) for net in members)
+        meta: dict[str, Any] = {"game": first.game, "hidden": w1.shape[1],
+                                **({"encoding": first.encoding} if first.encoding != "board" else {}),
+                                **({"generation": generation} if generation else {}),
+                                "method": f"the mean of {k} networks' output logits, their {w1.shape[1]:,} hidden "
+                                          "units side by side (members)",
+                                "members": [{"name": net.name, "digest": net.digest, "hidden": int(net.w1.shape[1]),
+                                             "method": net.meta.get("method", ""),
+                                             "commands": net.meta.get("commands", [])} for net in members]}
+        return cls(first.game, w1, np.concatenate([net.b1 for net in members]),
+                   np.concatenate([net.w2 / np.float32(k) for net in members]).astype(np.float32),
+                   (np.sum([net.b2.astype(np.float64) for net in members], axis=0) / k).astype(np.float32), meta)
+
     @property
     def is_race(self) -> bool:
         """A race network (:mod:`.racenet`), not a game's main one."""
@@ -587,6 +626,8 @@ class Network:
         if self.is_race or self.is_prune:
             return (f"nardtools-{self.game}-{'race' if self.is_race else 'prune'}-{version} "
                     f"({self.meta.get('positions', 0):,} positions)")
+        if self.meta.get("members"):  # (:meth:`mean_of`)
+            return f"nardtools-{self.game}-{version} (the mean of {len(self.meta['members'])} networks)"
         if self.meta.get("generation"):  # trained on search targets (.searchnet)
             rollouts, outcomes = int(self.meta.get("rollouts", 0)), int(self.meta.get("outcomes", {}).get("positions", 0))
             return (f"nardtools-{self.game}-{version} (generation {self.meta['generation']}: "

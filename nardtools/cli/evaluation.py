@@ -70,6 +70,7 @@ _TRAINING_OPTIONS = {
                "collect_with", "prune_with", "epochs", "seed", "hidden", "halving", "rate", "jobs"},
     "prune": {"game", "games", "prune", "epochs", "seed", "hidden", "parent", "halving"},
     "outcomes": {"game", "games", "outcomes", "parent", "pull", "seed", "jobs"},
+    "mean": {"game", "mean_of"},
 }
 #: The options of a --search run that concern its own positions, which a refit (--games 0) has none of.
 _COLLECTING_OPTIONS = {"search_ply", "explore", "alternatives", "rollouts", "rollout_games", "rollout_truncate",
@@ -108,6 +109,10 @@ def train_command(
     outcomes: Annotated[bool, typer.Option("--outcomes", help=(
         "Refit the game's main network's output layer instead: to the outcomes of --games self-play games "
         "(default 40,000) of the --parent at 0-ply, its hidden layer kept."))] = False,
+    mean_of: Annotated[list[Path] | None, typer.Option("--mean-of", help=(
+        "Instead of training: one network whose output logits are the mean of these main networks' (give it "
+        "two or more times; an ensemble evaluated as one forward pass, their hidden units side by side), "
+        "written to the --output folder's checkpoint.npz."))] = None,
     pull: Annotated[float, typer.Option("--pull", min=0.0, max=1.0, help=(
         "With --outcomes: how strongly the refitted weights are held to the parent's (an L2 penalty)."))] = 1e-4,
     search_ply: Annotated[int, typer.Option("--search-ply", min=0, max=2, help=(
@@ -207,14 +212,17 @@ def train_command(
     search = search or (resume is not None and (resume / "targets").is_dir())  # a search run resumes as one
     prune = prune or (resume is not None and (resume / "targets.npy").is_file())  # a pruning run resumes as one
     outcomes = outcomes or (resume is not None and (resume / "outcomes").is_dir())  # an outcome refit resumes as one
-    if sum((race, search, prune, outcomes)) > 1:
-        raise fail("--race, --search, --prune and --outcomes train different networks: choose one")
-    kind = "race" if race else "search" if search else "prune" if prune else "outcomes" if outcomes else "td"
+    if sum((race, search, prune, outcomes, bool(mean_of))) > 1:
+        raise fail("--race, --search, --prune, --outcomes and --mean-of make different networks: choose one")
+    if mean_of and resume is not None:
+        raise fail("--mean-of writes a new network at once: there is no run to --resume")
+    kind = ("race" if race else "search" if search else "prune" if prune else "outcomes" if outcomes
+            else "mean" if mean_of else "td")
     flags, given = _options(ctx)
     reads = _RESUMED_OPTIONS[kind] if resume is not None else _TRAINING_OPTIONS[kind]
     unread = ", ".join(flag for name, flag in flags.items() if name in given - reads - _ANY_RUN_OPTIONS)
     what = {"td": "a self-play (TD) run", "race": "a --race run", "search": "a --search run", "prune": "a --prune run",
-            "outcomes": "an --outcomes run"}
+            "outcomes": "an --outcomes run", "mean": "--mean-of"}
     if unread and resume is not None:
         takes = " and ".join(flag for name, flag in flags.items() if name in _RESUMED_OPTIONS[kind] - {kind})
         raise fail(f"{unread}: a resumed run keeps the settings it was started with ({what[kind]} continues "
@@ -241,6 +249,9 @@ def train_command(
     folder = resume or output or Path(f"train-{game.value}{'' if kind == 'td' else '-' + kind}")
     if resume is None and (folder / "checkpoint.npz").exists():
         raise fail(f"{folder} holds a run already: continue it with --resume {folder}, or choose --output")
+    if mean_of:
+        _mean_of(game.value, mean_of, folder, command_line)
+        return
     if race:
         _train_race(game.value, folder, resume is not None, games, epochs, seed, hidden or 128, race_db, replies, leaves,
                     halving, jobs, command_line, quiet)
@@ -357,6 +368,19 @@ def _epoch_report(quiet: bool) -> Callable[[int, float, dict[str, float]], None]
                        f"worst {held_out['worst_win_error']:.3f}", err=True)
 
     return report
+
+
+def _mean_of(game: str, members: list[Path], folder: Path, command_line: str) -> None:
+    from ..analysis.nets import Network
+
+    nets = [Network.load(path) for path in members]
+    for path, net in zip(members, nets, strict=True):
+        if net.game != game:
+            raise fail(f"{path}: a {net.game} network, not {game} (--game)")
+    mean = Network.mean_of(nets)
+    mean.meta["commands"] = [command_line]
+    mean.save(folder / "checkpoint.npz")
+    typer.echo(f"the mean of {len(nets)} networks, {mean.w1.shape[1]:,} hidden units: {folder / 'checkpoint.npz'}")
 
 
 def _fitted(kind: str, net: Any, folder: Path) -> None:
