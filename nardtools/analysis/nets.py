@@ -574,8 +574,8 @@ class Network:
                                              "method": net.meta.get("method", ""),
                                              "commands": net.meta.get("commands", [])} for net in members]}
         return cls(first.game, w1, np.concatenate([net.b1 for net in members]),
-                   np.concatenate([net.w2 / np.float32(k) for net in members]).astype(np.float32),
-                   (np.sum([net.b2.astype(np.float64) for net in members], axis=0) / k).astype(np.float32), meta)
+                   np.concatenate([net.w2 for net in members]) / np.float32(k),
+                   np.stack([net.b2 for net in members]).mean(axis=0, dtype=np.float64).astype(np.float32), meta)
 
     @property
     def is_race(self) -> bool:
