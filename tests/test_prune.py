@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from nardtools import find_ruleset
 from nardtools.analysis.evaluate import PRUNE_KEEP, Evaluator, load_network, load_prune_network
-from nardtools.analysis.nets import CLASSES, Network, consistent, equity, equity_weights, finished
+from nardtools.analysis.nets import CLASSES, WEIGHTS_DIR, Network, consistent, equity, equity_weights, finished
 from nardtools.analysis.selfplay import best_in_rolls, roll_successors
 from nardtools.core import CORE, reference_engine
 from nardtools.errors import AnalysisError
@@ -126,13 +126,33 @@ def test_the_screened_look_ahead_stays_close_to_the_full_one(game):
     assert np.abs(equity(Worst(rules).values(boards, 1), game, rules) - full).mean() > 10 * error
 
 
-def test_a_pruner_screens_only_for_the_network_it_was_trained_for(tmp_path):
-    """Another main network (a checkpoint of its own) gets no screen; the
-    pruner is refused as a main network."""
-    main = load_network("backgammon")
-    other = Network(main.game, main.w1 * 1.01, main.b1, main.w2, main.b2, {**main.meta, "version": "other"})
-    other.save(tmp_path / "other.npz")
-    assert Evaluator(find_ruleset("backgammon").rules, weights=str(tmp_path / "other.npz")).pruner is None
+@pytest.mark.parametrize("game", GAMES)
+def test_a_pruner_screens_only_for_the_weights_it_was_trained_for(game, tmp_path):
+    """Another main network gets no screen, even under the name of the one
+    the pruner screens for (another checkpoint of its run, a fine-tune); a
+    pruner recording only a name (made before 1.2) goes by the name; one
+    given by path for other weights is refused, naming both digests."""
+    rules = find_ruleset(game).rules
+    main = load_network(game)
+    pruner = load_prune_network(game)
+    assert pruner is not None and pruner.meta["screens_digest"] == main.digest
+    assert Evaluator(rules).pruner is pruner
+    renamed = Network(main.game, main.w1, main.b1, main.w2, main.b2, {**main.meta, "version": "mine"})
+    renamed.save(tmp_path / "renamed.npz")  # the same weights, shipped again under another name
+    assert Evaluator(rules, weights=str(tmp_path / "renamed.npz")).pruner is pruner
+    for name, meta in (("other", {**main.meta, "version": "other"}), ("namesake", main.meta)):
+        Network(main.game, main.w1 * 1.01, main.b1, main.w2, main.b2, meta).save(tmp_path / f"{name}.npz")
+        assert Evaluator(rules, weights=str(tmp_path / f"{name}.npz")).pruner is None, name
+    with pytest.raises(AnalysisError, match=f"not for .*weights {Network.load(tmp_path / 'namesake.npz').digest}"):
+        _ = Evaluator(rules, weights=str(tmp_path / "namesake.npz"), prune=str(WEIGHTS_DIR / f"{game}-prune.npz")).pruner
+    older = Network(pruner.game, pruner.w1, pruner.b1, pruner.w2, pruner.b2,
+                    {k: v for k, v in pruner.meta.items() if k != "screens_digest"})
+    older.save(tmp_path / "older.npz")
+    namesake = str(tmp_path / "namesake.npz")
+    assert Evaluator(rules, weights=namesake, prune=str(tmp_path / "older.npz")).pruner is not None  # by name
+
+
+def test_a_pruner_is_refused_as_a_main_network(tmp_path):
     pruner = load_prune_network("backgammon")
     assert pruner is not None and pruner.is_prune and pruner.stem == "backgammon-prune"
     pruner.save(tmp_path / "prune.npz")
@@ -162,6 +182,7 @@ def test_train_prune_collects_values_fits_and_resumes(tmp_path, monkeypatch):
     assert straight.exit_code == 0, straight.output
     a, b = Network.load(tmp_path / "a" / "checkpoint.npz"), Network.load(tmp_path / "b" / "checkpoint.npz")
     assert a.is_prune and a.meta["screens"] == load_network("backgammon").name and a.meta["epochs"] == 2
+    assert a.meta["screens_digest"] == load_network("backgammon").digest
     assert a.encoding == "board" and a.w1.shape == (198, 8)
     assert np.array_equal(a.w1, b.w1) and np.array_equal(a.w2, b.w2)
     rows = np.load(tmp_path / "a" / "positions.npz")["rows"]

@@ -149,6 +149,20 @@ def load_network(game: str, path: str | None = None) -> Network:
     return net.freeze()
 
 
+def screens_for(pruner: Network, main: Network) -> bool:
+    """Whether ``pruner`` was trained to screen for the main network
+    ``main``: the weights it records (``screens_digest``) are ``main``'s, or,
+    for a pruning network that records only a name (made before the digest
+    was recorded), ``main`` has that name.  Another checkpoint of the same
+    run, or a fine-tune, may share a name but never the weights.
+
+    >>> screens_for(load_prune_network("long"), load_network("long"))
+    True
+    """
+    digest = pruner.meta.get("screens_digest")
+    return bool(digest == main.digest if digest else pruner.meta.get("screens") == main.name)
+
+
 @functools.lru_cache(maxsize=8)
 def load_prune_network(game: str, path: str | None = None) -> Network | None:
     """The shipped pruning network of ``game`` (``nardtools/data/nets/GAME-prune.npz``;
@@ -226,12 +240,13 @@ class Evaluator:
         if isinstance(self.prune, str):
             chosen = load_prune_network(self.game, self.prune)
             assert chosen is not None  # a path given loads or raises
-            if chosen.meta.get("screens") != net.name:
-                raise AnalysisError(f"{self.prune}: a pruning network trained for {chosen.meta.get('screens')}, "
-                                    f"not for {net.name}")
+            if not screens_for(chosen, net.main):
+                raise AnalysisError(f"{self.prune}: a pruning network trained for {chosen.meta.get('screens')} "
+                                    f"(weights {chosen.meta.get('screens_digest', 'unrecorded')}), not for "
+                                    f"{net.name} (weights {net.main.digest})")
             return chosen
         shipped = load_prune_network(self.game)
-        return shipped if shipped is not None and shipped.meta.get("screens") == net.name else None
+        return shipped if shipped is not None and screens_for(shipped, net.main) else None
 
     # ------------------------------------------------------------ 0-ply
     def static(self, rows: np.ndarray, *, database: bool = False) -> tuple[np.ndarray, list[str]]:

@@ -26,8 +26,8 @@ own outputs (never another program's):
 
 The run's folder keeps ``positions.npz``, ``targets.npy``, the checkpoint,
 Adam's moments and ``curve.csv``, and resumes; the network's metadata names
-the main network it screens for (``screens``): the evaluator uses it only
-with that network.
+the main network it screens for (``screens``, and its weights' digest,
+``screens_digest``): the evaluator uses it only with those weights.
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: 
     else:
         width = int(settings["hidden"] or default_width(screened))
         start = Network.random(game, width, int(settings["seed"]), encoding="board")
-        start.meta.update(kind="prune", screens=screened.name, sibling_games=int(settings["games"]),
+        start.meta.update(kind="prune", screens=screened.name, screens_digest=screened.digest, sibling_games=int(settings["games"]),
                           sampled_positions=int(settings["positions"]), rolls_kept=ROLLS_KEPT,
                           planned_epochs=int(settings.get("epochs") or EPOCHS))
         fit = Fit(start, rows, targets, seed=int(settings["seed"]), rate=float(settings["rate"]),
