@@ -8,6 +8,8 @@ acceptance): head to head, and its errors against a fixed set of rollouts.
         --set benchmarks/data/long-rollouts-0.4.npz
     python benchmarks/long_nardy.py --build-set 1000 --rollout-games 1296 --player-rev 3ad8711 \
         --set benchmarks/data/long-rollouts-0.7.npz
+    python benchmarks/long_nardy.py --build-set 1000 --rollout-games 1296 --player-rev a6bb6ec --set-seed 950000 \
+        --set benchmarks/data/long-rollouts-0.4-950k.npz   # and 3ad8711's (0.7's), and --set-seed 960000
     python benchmarks/long_nardy.py --games 1000 --new-ply 1   # the new network's own look-ahead against 0.2
     python benchmarks/long_nardy.py --games 20000 --seed 2026   # other dice than the documented figures' (707)
 
@@ -17,27 +19,31 @@ with the shipped race network, ``--games`` money games (``long`` rules) in
 seat-swapped pairs that play the same dice, so that the luck of the dice
 cancels within each pair.
 
-**The rollout sets** (``--build-set N``): one position of each of N
-self-play games of the old networks at 0-ply (seeds from 900,000; the turn
-drawn uniformly from the game's turns, only positions the main network
-answers for: no race the race network takes, no finished game), each rolled
-out ``--rollout-games`` times to the end at 0-ply on both sides by the
-main network shipped at ``--player-rev`` (default the old one) with the
-shipped race network (``nardtools.analysis.evaluate.rollout``: the first two rolls
-stratified over the 36 x 36 pairs, the later dice seeded; no truncation).
-The positions are seeded, so every set holds the same ones.  Kept as
-``.npz`` (rows, rollout probabilities, equities and their standard errors,
-and how they were made); a build keeps its rollouts beside the set every ten
-positions (``NAME.partial.npz``) and, run again, goes on from them.  Three
-are committed: ``long-rollouts.npz``, 288 games a position by 0.2,
-``long-rollouts-0.4.npz``, 1,296 by 0.4 (a stronger player, and a standard
-error half as large), and ``long-rollouts-0.7.npz``, 1,296 by 0.7, the
-strongest.  Each network (the new one, 0.2 and any ``--also``) is measured
-on each set given (``--set``, default all three).  Each network's error at each ply is the
-mean |equity - rollout equity| over the set (and the share of positions
-where it exceeds 0.1), and its root mean square with the rollouts' own noise
-taken out (the mean squared error less the mean squared standard error: the
-noise adds its variance to every squared error, and is known).
+**The rollout sets** (``--build-set N``): one position of each of N self-play
+games of the old networks at 0-ply (seeds from ``--set-seed``, default
+900,000; the turn drawn uniformly from the game's turns, only positions the
+main network answers for: no race the race network takes, no finished game),
+each rolled out ``--rollout-games`` times to the end at 0-ply on both sides by
+the main network shipped at ``--player-rev`` (default the old one) with the
+shipped race network (``nardtools.analysis.evaluate.rollout``: the first two
+rolls stratified over the 36 x 36 pairs, the later dice seeded; no
+truncation). The positions are seeded, so every set of one ``--set-seed``
+holds the same ones. Kept as ``.npz`` (rows, rollout probabilities, equities
+and their standard errors, and how they were made); a build keeps its rollouts
+beside the set every ten positions (``NAME.partial.npz``) and, run again, goes
+on from them. Seven are committed: ``long-rollouts.npz``, 288 games a position
+by 0.2; ``long-rollouts-0.4.npz``, 1,296 by 0.4 (a stronger player, and a
+standard error half as large), and ``long-rollouts-0.7.npz``, 1,296 by 0.7,
+the strongest; and the same two built again on the positions of the seeds from
+950,000 and from 960,000 (``long-rollouts-0.4-950k.npz``, ``-0.4-960k``,
+``-0.7-950k``, ``-0.7-960k``). Each network (the new one, 0.2 and any
+``--also``) is measured on each set given (``--set``, default all seven), and
+a player's sets are then pooled: the error rate on their 3,000 positions. Each
+network's error at each ply is the mean |equity - rollout equity| over the set
+(and the share of positions where it exceeds 0.1, and its mean over the old
+network's at the same ply), and its root mean square with the rollouts' own
+noise taken out (the mean squared error less the mean squared standard error:
+the noise adds its variance to every squared error, and is known).
 """
 
 from __future__ import annotations
@@ -65,7 +71,10 @@ from nardtools.analysis.nets import equity  # noqa: E402
 from nardtools.analysis.selfplay import MatchResult, NetPlayer, series, series_in_processes  # noqa: E402
 
 RULESET = find_ruleset("long")
-SETS = [ROOT / "benchmarks" / "data" / f"long-rollouts{tail}.npz" for tail in ("", "-0.4", "-0.7")]
+#: The committed rollout sets: 0.2's, then 0.4's and 0.7's, each on the
+#: positions of seeds from 900,000, 950,000 and 960,000.
+SETS = [ROOT / "benchmarks" / "data" / f"long-rollouts{tail}.npz"
+        for tail in ("", "-0.4", "-0.4-950k", "-0.4-960k", "-0.7", "-0.7-950k", "-0.7-960k")]
 OLD_REV = "2330bc0"
 
 
@@ -106,7 +115,11 @@ def head_to_head(new: str | None, old: str, games: int, jobs: int, ply: int = 0,
 
 
 # ------------------------------------------------------------------ the rollout set
-def set_positions(count: int, old: str) -> np.ndarray:
+#: The first self-play seed of the committed sets' positions.
+SET_SEED = 900_000
+
+
+def set_positions(count: int, old: str, first: int = SET_SEED) -> np.ndarray:
     from nardtools.analysis.searchnet import main_domain
     from nardtools.analysis.selfplay import play_game
 
@@ -115,11 +128,11 @@ def set_positions(count: int, old: str) -> np.ndarray:
     rows = []
     for i in range(count):
         seen: list[np.ndarray] = []
-        play_game(RULESET, player, player, seed=900_000 + i, on_turn=lambda board, _rows, _c, seen=seen: seen.append(board))
+        play_game(RULESET, player, player, seed=first + i, on_turn=lambda board, _rows, _c, seen=seen: seen.append(board))
         boards = np.array(seen, np.int8)
         boards = boards[main_domain(nets, boards)]
         if len(boards):
-            rows.append(boards[np.random.default_rng((900_000, i)).integers(len(boards))])
+            rows.append(boards[np.random.default_rng((first, i)).integers(len(boards))])
     return np.array(rows, np.int8)
 
 
@@ -153,14 +166,16 @@ def _rolled(done: list[tuple[list[float], float, float]]) -> dict[str, np.ndarra
             "stderr": np.array([d[2] for d in done])}
 
 
-def build_set(path: Path, count: int, games: int, jobs: int, old: str, rev: str, player: str | None = None) -> None:
+def build_set(path: Path, count: int, games: int, jobs: int, old: str, rev: str, player: str | None = None,
+              first: int = SET_SEED) -> None:
     """Roll out the set's positions, ten at a time.  After each ten the rollouts
     done so far are kept beside ``path`` (``NAME.partial.npz``), and a build
     stopped part way goes on from there when the same command runs again."""
     began = time.perf_counter()
-    rows = set_positions(count, old)
+    rows = set_positions(count, old, first)
     who = load_networks("long", player).name if player else f"nardtools-long 0.2 (git {rev})"
-    key = json.dumps({"positions": len(rows), "games": games, "player": who})
+    other_seeds = {"first_seed": first} if first != SET_SEED else {}  # (the first sets' keys name no seed)
+    key = json.dumps({"positions": len(rows), "games": games, "player": who, **other_seeds})
     done: list[tuple[list[float], float, float]] = []
     spent = 0.0
     if _partial(path).exists():
@@ -180,8 +195,8 @@ def build_set(path: Path, count: int, games: int, jobs: int, old: str, rev: str,
             print(f"{len(done)} of {len(rows)} positions", flush=True)
     how = {"positions": len(rows), "games_per_position": games, "player": f"{who} at 0-ply, "
            "shipped race network", "truncation": "none (to the end)", "variance_reduction":
-           "the first two rolls stratified over the 36 x 36 pairs", "seconds": round(spent + time.perf_counter() - began),
-           "command": " ".join(["python", *sys.argv])}
+           "the first two rolls stratified over the 36 x 36 pairs", "first_seed": first,
+           "seconds": round(spent + time.perf_counter() - began), "command": " ".join(["python", *sys.argv])}
     _save(path, rows=rows, **_rolled(done), how=np.array(json.dumps(how)))
     _partial(path).unlink()
     print(f"{len(rows)} positions rolled out {games} times each in {how['seconds']} s -> {path}")
@@ -193,23 +208,58 @@ def _errors(job: tuple[str | None, int, np.ndarray]) -> np.ndarray:
     return equity(ev.values(rows, ply), "long", RULESET.rules)  # type: ignore[no-any-return]
 
 
-def set_errors(path: Path, networks: dict[str, str | None], plies: list[int], jobs: int) -> None:
+#: One set's errors: each network's at each ply, by (name, ply), and the rollouts' standard errors.
+Errors = tuple[dict[tuple[str, int], np.ndarray], np.ndarray]
+
+
+def set_errors(path: Path, networks: dict[str, str | None], plies: list[int], jobs: int) -> tuple[str, Errors]:
+    """Measure each network at each ply on the set at ``path`` and print its
+    table; the set's player and its errors, for :func:`pooled`."""
     with np.load(path) as data:
         rows, truth, stderr, how = data["rows"], data["equity"], data["stderr"], json.loads(str(data["how"]))
     print(f"\nThe rollout set {path.name}: {how['positions']} positions, {how['games_per_position']} games each by "
           f"{how['player']}, {how['truncation']}; {how['variance_reduction']}; mean standard error {stderr.mean():.4f}")
-    print("| network | ply | mean abs equity error | RMS error, noise removed | share > 0.1 | seconds |\n"
-          "|---|---|---|---|---|---|")
+    errors: dict[tuple[str, int], np.ndarray] = {}
+    seconds: dict[tuple[str, int], float] = {}
     for name, weights in networks.items():
         for ply in plies:
             began = time.perf_counter()
             chunks = [(weights, ply, rows[k:k + 50]) for k in range(0, len(rows), 50)]
             with Pool(jobs) as pool:
                 got = np.concatenate(pool.map(_errors, chunks))
-            error = np.abs(got - truth)
-            rms = np.sqrt(max(float((error ** 2).mean() - (stderr ** 2).mean()), 0.0))
-            print(f"| {name} | {ply} | {error.mean():.4f} | {rms:.4f} | {100 * (error > 0.1).mean():.1f}% | "
-                  f"{time.perf_counter() - began:.0f} |", flush=True)
+            errors[name, ply], seconds[name, ply] = np.abs(got - truth), time.perf_counter() - began
+    _table(errors, stderr, seconds)
+    return str(how["player"]), (errors, stderr)
+
+
+def _table(errors: dict[tuple[str, int], np.ndarray], stderr: np.ndarray,
+           seconds: dict[tuple[str, int], float]) -> None:
+    """The error table: each row's mean, its RMS with the rollouts' noise
+    taken out, its share over 0.1, and its mean over the old network's (the
+    second measured) at the same ply."""
+    old = list(dict.fromkeys(name for name, _ in errors))[1:2] or [""]
+    print("| network | ply | mean abs equity error | RMS error, noise removed | share > 0.1 | over the old one's | seconds |\n"
+          "|---|---|---|---|---|---|---|")
+    for (name, ply), error in errors.items():
+        rms = np.sqrt(max(float((error ** 2).mean() - (stderr ** 2).mean()), 0.0))
+        base = errors.get((old[0], ply))
+        ratio = f"{error.mean() / base.mean():.3f}" if base is not None and base.mean() else "-"
+        print(f"| {name} | {ply} | {error.mean():.4f} | {rms:.4f} | {100 * (error > 0.1).mean():.1f}% | {ratio} | "
+              f"{seconds[name, ply]:.0f} |", flush=True)
+
+
+def pooled(measured: list[tuple[str, Errors]]) -> None:
+    """Each player's sets of other positions as one set: the error rate on
+    all their positions (where a player has more than one)."""
+    players = dict.fromkeys(player for player, _ in measured)
+    for player in players:
+        mine = [errors for who, errors in measured if who == player]
+        if len(mine) < 2:
+            continue
+        errors = {key: np.concatenate([e[key] for e, _ in mine]) for key in mine[0][0]}
+        stderr = np.concatenate([s for _, s in mine])
+        print(f"\nThe {len(mine)} sets rolled out by {player}, pooled: {len(stderr):,} positions")
+        _table(errors, stderr, dict.fromkeys(errors, 0.0))
 
 
 def main() -> None:
@@ -229,6 +279,8 @@ def main() -> None:
     ap.add_argument("--also", action="append", default=[], help="Another main network measured on the sets.")
     ap.add_argument("--build-set", type=int, default=0, help="Build the rollout set of this many positions.")
     ap.add_argument("--rollout-games", type=int, default=288)
+    ap.add_argument("--set-seed", type=int, default=SET_SEED, help="With --build-set: the first self-play seed "
+                    "its positions are drawn from (default the committed sets' 900,000; another gives other positions).")
     ap.add_argument("--player-rev", help="With --build-set: the git revision whose Long Nardy main network plays the "
                     "rollouts (default --old-rev's).")
     args = ap.parse_args()
@@ -238,7 +290,8 @@ def main() -> None:
             if not args.set or len(args.set) > 1:
                 ap.error("--build-set writes the one --set given")
             player = old_weights(args.player_rev, Path(tmp)) if args.player_rev else None
-            build_set(args.set[0], args.build_set, args.rollout_games, args.jobs, old, args.old_rev, player)
+            build_set(args.set[0], args.build_set, args.rollout_games, args.jobs, old, args.old_rev, player,
+                      args.set_seed)
             return
         new_name, old_name = load_networks("long", args.new).name, load_networks("long", old).name
         if args.games:
@@ -250,9 +303,8 @@ def main() -> None:
                   f"of games, {r.points_per_game:+.3f} points a game ({time.perf_counter() - began:.0f} s)")
         networks = {new_name: args.new, old_name: old,
                     **{load_networks("long", f).name: f for f in args.also}}
-        for path in args.set or SETS:
-            if path.exists():
-                set_errors(path, networks, [int(p) for p in args.plies.split(",")], args.jobs)
+        at = [int(p) for p in args.plies.split(",")]
+        pooled([set_errors(path, networks, at, args.jobs) for path in args.set or SETS if path.exists()])
 
 
 if __name__ == "__main__":

@@ -79,6 +79,29 @@ def test_the_long_nardy_benchmark_builds_its_set_and_measures(tmp_path):
     with np.load(path) as first, np.load(stronger) as second:
         assert np.array_equal(first["rows"], second["rows"])
         assert json.loads(str(second["how"]))["player"].startswith("nardtools-long-0.4 ")
+        with np.load(ROOT / "benchmarks" / "data" / "long-rollouts-0.4.npz") as committed:
+            assert np.array_equal(first["rows"], committed["rows"][:3])  # the committed sets' positions
+    # other seeds (--set-seed), other positions: the held-out set's way
+    other = tmp_path / "other.npz"
+    _run("benchmarks/long_nardy.py", "--build-set", "3", "--rollout-games", "4", "--jobs", "1", "--set-seed",
+         "950000", "--set", str(other))
+    with np.load(path) as first, np.load(other) as second:
+        assert not any(np.array_equal(a, b) for a in first["rows"] for b in second["rows"])
+        assert json.loads(str(second["how"]))["first_seed"] == 950000
+    # one player's sets pooled: the error rate on all their positions, each
+    # network's over the old one's (0.2's) beside it
+    text = _run("benchmarks/long_nardy.py", "--games", "0", "--jobs", "1", "--plies", "0", "--set", str(path),
+                "--set", str(other))
+    sections = text.split("\nThe ")
+    assert len(sections) == 4 and sections[3].startswith("2 sets rolled out by nardtools-long 0.2 (git 2330bc0) at 0-ply")
+    assert sections[3].splitlines()[0].endswith(", pooled: 6 positions")
+    first, second, both = ({name: row for name, row in _table_rows(section).items() if name != "network"}
+                           for section in sections[1:])
+    assert len(both) == 2 and list(both) == list(first) == list(second)
+    for name in both:
+        assert float(both[name][1]) == pytest.approx((float(first[name][1]) + float(second[name][1])) / 2, abs=1.01e-4)
+    old_row = [name for name in both if "0.2" in name]
+    assert len(old_row) == 1 and all(rows[old_row[0]][4] == "1.000" for rows in (first, second, both))
     older = tmp_path / "long-0.3.npz"  # shipped before 0.4
     older.write_bytes(subprocess.run(["git", "show", "a6bb6ec^:nardtools/data/nets/long.npz"], cwd=ROOT,
                                      capture_output=True, check=True).stdout)
