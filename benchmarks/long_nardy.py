@@ -212,9 +212,11 @@ def _errors(job: tuple[str | None, int, np.ndarray]) -> np.ndarray:
 Errors = tuple[dict[tuple[str, int], np.ndarray], np.ndarray]
 
 
-def set_errors(path: Path, networks: dict[str, str | None], plies: list[int], jobs: int) -> tuple[str, Errors]:
+def set_errors(path: Path, networks: dict[str, str | None], plies: list[int], jobs: int,
+               old: str) -> tuple[str, Errors]:
     """Measure each network at each ply on the set at ``path`` and print its
-    table; the set's player and its errors, for :func:`pooled`."""
+    table (each error over the network named ``old``'s too); the set's player
+    and its errors, for :func:`pooled`."""
     with np.load(path) as data:
         rows, truth, stderr, how = data["rows"], data["equity"], data["stderr"], json.loads(str(data["how"]))
     print(f"\nThe rollout set {path.name}: {how['positions']} positions, {how['games_per_position']} games each by "
@@ -228,27 +230,26 @@ def set_errors(path: Path, networks: dict[str, str | None], plies: list[int], jo
             with Pool(jobs) as pool:
                 got = np.concatenate(pool.map(_errors, chunks))
             errors[name, ply], seconds[name, ply] = np.abs(got - truth), time.perf_counter() - began
-    _table(errors, stderr, seconds)
+    _table(errors, stderr, seconds, old)
     return str(how["player"]), (errors, stderr)
 
 
 def _table(errors: dict[tuple[str, int], np.ndarray], stderr: np.ndarray,
-           seconds: dict[tuple[str, int], float]) -> None:
+           seconds: dict[tuple[str, int], float], old: str) -> None:
     """The error table: each row's mean, its RMS with the rollouts' noise
-    taken out, its share over 0.1, and its mean over the old network's (the
-    second measured) at the same ply."""
-    old = list(dict.fromkeys(name for name, _ in errors))[1:2] or [""]
+    taken out, its share over 0.1, and its mean over the network ``old``'s
+    at the same ply."""
     print("| network | ply | mean abs equity error | RMS error, noise removed | share > 0.1 | over the old one's | seconds |\n"
           "|---|---|---|---|---|---|---|")
     for (name, ply), error in errors.items():
         rms = np.sqrt(max(float((error ** 2).mean() - (stderr ** 2).mean()), 0.0))
-        base = errors.get((old[0], ply))
+        base = errors.get((old, ply))
         ratio = f"{error.mean() / base.mean():.3f}" if base is not None and base.mean() else "-"
         print(f"| {name} | {ply} | {error.mean():.4f} | {rms:.4f} | {100 * (error > 0.1).mean():.1f}% | {ratio} | "
               f"{seconds[name, ply]:.0f} |", flush=True)
 
 
-def pooled(measured: list[tuple[str, Errors]]) -> None:
+def pooled(measured: list[tuple[str, Errors]], old: str) -> None:
     """Each player's sets of other positions as one set: the error rate on
     all their positions (where a player has more than one)."""
     players = dict.fromkeys(player for player, _ in measured)
@@ -259,7 +260,7 @@ def pooled(measured: list[tuple[str, Errors]]) -> None:
         errors = {key: np.concatenate([e[key] for e, _ in mine]) for key in mine[0][0]}
         stderr = np.concatenate([s for _, s in mine])
         print(f"\nThe {len(mine)} sets rolled out by {player}, pooled: {len(stderr):,} positions")
-        _table(errors, stderr, dict.fromkeys(errors, 0.0))
+        _table(errors, stderr, dict.fromkeys(errors, 0.0), old)
 
 
 def main() -> None:
@@ -304,7 +305,8 @@ def main() -> None:
         networks = {new_name: args.new, old_name: old,
                     **{load_networks("long", f).name: f for f in args.also}}
         at = [int(p) for p in args.plies.split(",")]
-        pooled([set_errors(path, networks, at, args.jobs) for path in args.set or SETS if path.exists()])
+        pooled([set_errors(path, networks, at, args.jobs, old_name) for path in args.set or SETS if path.exists()],
+               old_name)
 
 
 if __name__ == "__main__":
