@@ -12,7 +12,6 @@ then ``nardtools stats --analyse`` at 0-ply over the bglab-llabba folder
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -22,6 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _commands import user_environment  # noqa: E402
+
 from tests.corpus import CORPUS  # noqa: E402
 from tests.gnubg_oracle import GNUBG  # noqa: E402
 
@@ -30,11 +31,7 @@ MATCHES = ("crayon - Llabba 7pt Backgammon Studio 2023_05_23 13_07_53.txt",
            "Maciel - Llabba 7pt Backgammon Studio 2023_05_17 14_32_55.txt")
 
 
-#: The commands' environment: this one's, but for PYTHONDONTWRITEBYTECODE,
-#: which some sandboxes set. Without the bytecode cache every start compiles
-#: nardtools' modules again (0.12 s of a 0.3 s analysis); an installed
-#: package, or a checkout run once, has it.
-ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+ENV = user_environment()
 
 
 def _seconds(command: list[str]) -> float:

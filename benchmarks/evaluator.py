@@ -32,13 +32,13 @@ Win rates come with their standard error.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from _commands import user_environment
 
 from nardtools import find_ruleset
 from nardtools.analysis.evaluate import Evaluator, database_odds, load_networks
@@ -240,13 +240,10 @@ def share(hits: np.ndarray) -> str:
 
 #: Runs of each command the speed part times (a loaded machine makes single runs noisy).
 RUNS = 5
-#: The commands' environment: this one's, but for PYTHONDONTWRITEBYTECODE,
-#: which some sandboxes set: without the bytecode cache every start compiles
-#: nardtools' modules again, where an installed package has them compiled.
-ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
 def speed() -> None:
+    env = user_environment()
     exe = [sys.executable, "-m", "nardtools.cli"]
     long = "long X 24:9,22:2,19:2,16:1,13:1 / 24:8,20:3,17:2,14:2"
     backgammon = "backgammon X 24:2,13:4,8:3,6:5,4:1 / 24:1,13:5,9:2,8:2,6:4,5:1"
@@ -262,10 +259,10 @@ def speed() -> None:
     for what, args in cases:
         times, note = [], ""
         command = [sys.executable, "-c", "pass"] if args is None else exe + args
-        subprocess.run(command, capture_output=True, check=False, env=ENV)  # (unmeasured: writes the cache)
+        subprocess.run(command, capture_output=True, check=False, env=env)  # (unmeasured: writes the cache)
         for _ in range(RUNS):
             began = time.perf_counter()
-            done = subprocess.run(command, capture_output=True, text=True, check=False, env=ENV)
+            done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
             times.append(time.perf_counter() - began)
             if done.returncode:
                 note = f" (exit {done.returncode}: {done.stderr.strip()[:80]})"

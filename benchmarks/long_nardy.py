@@ -239,8 +239,8 @@ def _table(errors: dict[tuple[str, int], np.ndarray], stderr: np.ndarray,
     """The error table: each row's mean, its RMS with the rollouts' noise
     taken out, its share over 0.1, and its mean over the network ``old``'s
     at the same ply."""
-    print("| network | ply | mean abs equity error | RMS error, noise removed | share > 0.1 | over the old one's | seconds |\n"
-          "|---|---|---|---|---|---|---|")
+    print("| network | ply | mean abs equity error | RMS error, noise removed | share > 0.1 | over the old one's "
+          "| seconds |\n|---|---|---|---|---|---|---|")
     for (name, ply), error in errors.items():
         rms = np.sqrt(max(float((error ** 2).mean() - (stderr ** 2).mean()), 0.0))
         base = errors.get((old, ply))
@@ -281,7 +281,7 @@ def main() -> None:
     ap.add_argument("--build-set", type=int, default=0, help="Build the rollout set of this many positions.")
     ap.add_argument("--rollout-games", type=int, default=288)
     ap.add_argument("--set-seed", type=int, default=SET_SEED, help="With --build-set: the first self-play seed "
-                    "its positions are drawn from (default the committed sets' 900,000; another gives other positions).")
+                    "its positions are drawn from (default the first sets' 900,000; another gives other positions).")
     ap.add_argument("--player-rev", help="With --build-set: the git revision whose Long Nardy main network plays the "
                     "rollouts (default --old-rev's).")
     args = ap.parse_args()

@@ -38,6 +38,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _commands import user_environment
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT.parent / "shared" / "corpus" / "gnubg-selfplay"
 
@@ -76,9 +78,7 @@ def main() -> None:
     ap.add_argument("--rulesets", action="store_true", help="also an archive made under each named Long Nardy "
                     "ruleset, validated with --rules NAME")
     args = ap.parse_args()
-    env = dict(os.environ)
-    if not args.no_bytecode:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env = user_environment(keep_no_bytecode=args.no_bytecode)
     gnubg = shutil.which("gnubg") or ("/usr/games/gnubg" if Path("/usr/games/gnubg").exists() else None)
     script = Path(args.python).parent / "nardtools"  # the command users run, if installed there
     nard = [str(script) if script.exists() else args.python, *([] if script.exists() else ["-m", "nardtools.cli"]),

@@ -508,6 +508,8 @@ def equity_weights(game: str, rules: Rules) -> tuple[np.ndarray, float]:
 _TABLE_ROWS = 48 * 16
 #: The core's forward-pass arguments of frozen networks (Network._compiled_weights).
 _COMPILED: weakref.WeakKeyDictionary[Network, tuple[Any, ...]] = weakref.WeakKeyDictionary()
+#: The digests of frozen networks (Network.digest): each evaluator asks for its main network's.
+_DIGESTS: weakref.WeakKeyDictionary[Network, str] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True, eq=False)
@@ -645,12 +647,18 @@ class Network:
         >>> net.digest == Network.random("long", 4, seed=1).digest != Network.random("long", 4, seed=2).digest
         True
         """
+        kept = _DIGESTS.get(self)
+        if kept is not None:
+            return kept
         import hashlib
 
         sha = hashlib.sha256()
         for array in (self.w1, self.b1, self.w2, self.b2):
             sha.update(np.ascontiguousarray(array, np.float32).tobytes())
-        return sha.hexdigest()[:16]
+        digest = sha.hexdigest()[:16]
+        if not self.w1.flags.writeable:   # (kept only for weights that cannot change: freeze)
+            _DIGESTS[self] = digest
+        return digest
 
     def hidden(self, x: np.ndarray) -> np.ndarray:
         return sigmoid(x @ self.w1 + self.b1)

@@ -143,9 +143,9 @@ def train_prune(game: str, folder: Path, *, games: int, positions: int, epochs: 
     else:
         width = int(settings["hidden"] or default_width(screened))
         start = Network.random(game, width, int(settings["seed"]), encoding="board")
-        start.meta.update(kind="prune", screens=screened.name, screens_digest=screened.digest, sibling_games=int(settings["games"]),
-                          sampled_positions=int(settings["positions"]), rolls_kept=ROLLS_KEPT,
-                          planned_epochs=int(settings.get("epochs") or EPOCHS))
+        start.meta.update(kind="prune", screens=screened.name, screens_digest=screened.digest,
+                          sibling_games=int(settings["games"]), sampled_positions=int(settings["positions"]),
+                          rolls_kept=ROLLS_KEPT, planned_epochs=int(settings.get("epochs") or EPOCHS))
         fit = Fit(start, rows, targets, seed=int(settings["seed"]), rate=float(settings["rate"]),
                   halving=int(settings["halving"]))
         commands = list(commands or [])
