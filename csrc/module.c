@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#define FORWARD_IN_THREADS 1
+#endif
 #include "bearoff.h"
 #include "core.h"
 #include "mat.h"
@@ -1029,6 +1033,70 @@ static PyObject *py_net_table(PyObject *self, PyObject *const *args, Py_ssize_t 
     return result;
 }
 
+/* The threads a large forward pass is split over (net_threads: nardtools.core
+ * sets as many as the process may use, a pool's worker one), each taking
+ * FORWARD_ROWS or more of its rows: every row is worked out alone, so the
+ * outputs are the same however they are split. */
+#define FORWARD_MAX_THREADS 16
+#define FORWARD_ROWS 512
+static int forward_threads = 1;
+
+typedef struct {
+    const Net *net;
+    const signed char *boards;
+    long long rows;
+    float *out, *scratch;
+    const float *table;
+} ForwardPart;
+
+static void *forward_part(void *arg)
+{
+    const ForwardPart *p = arg;
+    net_forward(p->net, p->boards, p->rows, p->out, p->scratch, p->table);
+    return NULL;
+}
+
+/* net_forward of `rows` boards in `parts` threads (this one among them), each
+ * with its own `hidden` floats of `scratch`; a thread that cannot be started
+ * leaves its rows to this one. */
+static void forward_split(const Net *net, const signed char *boards, long long rows, float *out, float *scratch,
+                          const float *table, int parts)
+{
+    ForwardPart part[FORWARD_MAX_THREADS];
+    for (int k = 0; k < parts; k++) {
+        const long long lo = rows * k / parts, hi = rows * (k + 1) / parts;
+        part[k] = (ForwardPart){net, boards + 52 * lo, hi - lo, out + lo * net->outputs, scratch + (long long)k * net->hidden,
+                                table};
+    }
+#ifdef FORWARD_IN_THREADS
+    pthread_t thread[FORWARD_MAX_THREADS];
+    int started[FORWARD_MAX_THREADS] = {0};
+    for (int k = 1; k < parts; k++) started[k] = pthread_create(&thread[k], NULL, forward_part, &part[k]) == 0;
+    forward_part(&part[0]);
+    for (int k = 1; k < parts; k++) {
+        if (started[k]) pthread_join(thread[k], NULL);
+        else forward_part(&part[k]);
+    }
+#else
+    for (int k = 0; k < parts; k++) forward_part(&part[k]);
+#endif
+}
+
+/* net_threads(n) -> the number before: see the method table. */
+static PyObject *py_net_threads(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    const long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (n < 1 || n > FORWARD_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "net_threads: 1 to %d threads, not %ld", FORWARD_MAX_THREADS, n);
+        return NULL;
+    }
+    const int before = forward_threads;
+    forward_threads = (int)n;
+    return PyLong_FromLong(before);
+}
+
 /* net_forward(encoding, hidden, outputs, w1, b1, w2, b2, boards, out[, table]): see the method table. */
 static PyObject *py_net_forward(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1051,14 +1119,17 @@ static PyObject *py_net_forward(PyObject *self, PyObject *const *args, Py_ssize_
         } else if (have_table && given.len != table_size) {
             PyErr_SetString(PyExc_ValueError, "net_forward: the table is 768 x hidden float32 (net_table)");
         } else {
-            float *scratch = PyMem_RawMalloc((size_t)net.hidden * (1 + (have_table ? 0 : NET_TABLE_ROWS)) * sizeof(float));
+            const long long most = rows / FORWARD_ROWS;
+            const int parts = most < 1 ? 1 : most < forward_threads ? (int)most : forward_threads;
+            const size_t units = (size_t)net.hidden * (size_t)parts;   /* each part's scratch, then the table */
+            float *scratch = PyMem_RawMalloc((units + (have_table ? 0 : (size_t)NET_TABLE_ROWS * net.hidden)) * sizeof(float));
             if (!scratch) {
                 PyErr_NoMemory();
             } else {
                 Py_BEGIN_ALLOW_THREADS
-                const float *table = have_table ? given.buf : scratch + net.hidden;
-                if (!have_table) net_point_table(&net, scratch + net.hidden);   /* (made for this call) */
-                net_forward(&net, v[4].buf, rows, v[5].buf, scratch, table);
+                const float *table = have_table ? given.buf : scratch + units;
+                if (!have_table) net_point_table(&net, scratch + units);   /* (made for this call) */
+                forward_split(&net, v[4].buf, rows, v[5].buf, scratch, table, parts);
                 Py_END_ALLOW_THREADS
                 PyMem_RawFree(scratch);
                 result = Py_NewRef(Py_None);
@@ -1147,6 +1218,10 @@ static PyMethodDef methods[] = {
      "(w1 inputs x hidden; w2 hidden x 8 and b2 8, the outputs padded with zeros), boards int8 rows\n"
      "of 52, out float32 rows x outputs; table the network's net_table (None or left out: made for the\n"
      "call)."},
+    {"net_threads", py_net_threads, METH_O,
+     "net_threads(n) -> the number before\n\n"
+     "Splits each later net_forward of 2 x 512 rows or more over up to n threads (1-16), each of 512\n"
+     "rows or more; the outputs are the same whatever n is.  1 when the module loads."},
     {"deferred", py_deferred, METH_NOARGS,
      "deferred() -> (record line, source line)\n\nWhere this thread's last file looked at (mat_vouch_many) was given up."},
     {NULL, NULL, 0, NULL},

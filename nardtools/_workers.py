@@ -12,7 +12,11 @@ from concurrent.futures import ProcessPoolExecutor
 
 
 def _quiet_worker() -> None:
+    """A worker: no Ctrl-C of its own, and its forward passes in one thread (the pool spreads the work)."""
+    from .core import single_threaded
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    single_threaded()
 
 
 def worker_pool(jobs: int) -> ProcessPoolExecutor:

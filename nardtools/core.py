@@ -37,6 +37,38 @@ if os.environ.get("NARDTOOLS_ENGINE", "") != "reference":
 _IN_USE = [True]  # False within reference_engine()
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
+def forward_threads(n: int) -> int:
+    """Split the networks' large forward passes (thousands of positions: a
+    match's luck, a look-ahead) over up to ``n`` threads, 1 to 16; the
+    number before.  The outputs are the same whatever ``n`` is.  A process
+    uses every CPU it may (:func:`usable_cpus`), a worker of a process pool
+    one (:func:`single_threaded`): the pool has already spread the work.
+
+    >>> before = forward_threads(1); forward_threads(before)
+    1
+    """
+    if CORE is None:
+        return 1
+    return int(CORE.net_threads(n))
+
+
+def single_threaded() -> None:
+    """A process pool's initializer: its worker's forward passes stay in one thread."""
+    forward_threads(1)
+
+
+if CORE is not None:
+    CORE.net_threads(max(1, min(usable_cpus(), 16)))
+
+
 def compiled() -> ModuleType | None:
     """The compiled core for the rules' fast paths (legal plays, judgements,
     records, playouts, self-play): ``CORE``, or ``None`` within

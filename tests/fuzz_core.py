@@ -63,6 +63,7 @@ def fuzz(module_path: str, seconds: float, seed: int) -> int:
     from tests.mutate import mutant
 
     assert CORE is core, "the sanitized core was not the one loaded"
+    core.net_threads(3)   # (a large batch's forward pass in threads, whatever the machine)
     packed = [pack_rules(rs.rules) for rs in rulesets()]
     rng = random.Random(seed)
     end = time.monotonic() + seconds
@@ -125,7 +126,8 @@ def _forward(core: object, rng: random.Random) -> None:
     net = Network.random(game, rng.choice((1, 7, 64)), rng.randrange(1000), race_points=race,
                          encoding="board" if race else rng.choice(("board", "contact", "blocks")
                                                                              if game == "long" else ("board", "contact")))
-    boards = np.array([[rng.randrange(-128, 128) for _ in range(52)] for _ in range(rng.randrange(4))], np.int8)
+    rows = rng.randrange(4) if rng.random() > 0.02 else rng.randrange(1024, 1600)   # (now and then, split over threads)
+    boards = np.array([[rng.randrange(-128, 128) for _ in range(52)] for _ in range(rows)], np.int8)
     hidden, k = net.w2.shape
     w2, b2 = np.zeros((hidden, 8), np.float32), np.zeros(8, np.float32)
     w2[:, :k], b2[:k] = net.w2, net.b2

@@ -3,6 +3,7 @@ and GNU Backgammon's own 6-point database position by position (optional)."""
 
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 
@@ -274,3 +275,33 @@ def test_a_large_database_is_built_on_disk_as_in_memory(tmp_path, monkeypatch):
     for name in ("mean", "dist", "gammon_mean", "gammon_dist", "home_mean", "home_dist"):
         assert np.array_equal(getattr(on_disk, name), getattr(saved, name)), name
     assert on_disk.dist.shape[1] < 64  # trimmed to the rolls used
+
+
+def test_a_checked_database_loads_without_reading_it_whole(tmp_path, monkeypatch):
+    """A small database's CRCs are taken once for files of one stamp (time,
+    size, inode): a later process loads them unread; a file written since, or
+    a meta.json without the stamp (an older cache), is read and checked."""
+    import json
+
+    from nardtools.analysis import bearoff
+
+    BearoffDatabase.cached(3, tmp_path)
+    folder = next(tmp_path.glob("bearoff-3pt-*"))
+    read = []
+    real = bearoff._crc32
+    monkeypatch.setattr(bearoff, "_crc32", lambda path: read.append(path.name) or real(path))
+    bearoff._LOADED.clear()   # (as a new process)
+    assert BearoffDatabase.load(3, folder) is not None and read == []
+    meta = json.loads((folder / "meta.json").read_text())
+    del meta["checked"]
+    (folder / "meta.json").write_text(json.dumps(meta))
+    bearoff._LOADED.clear()
+    assert BearoffDatabase.load(3, folder) is not None and len(read) == len(bearoff._ARRAYS)
+    assert "checked" in json.loads((folder / "meta.json").read_text())   # stamped again
+    bearoff._LOADED.clear()
+    assert BearoffDatabase.load(3, folder) is not None and len(read) == len(bearoff._ARRAYS)
+    mean = folder / "mean.npy"
+    mean.write_bytes(mean.read_bytes())   # the same bytes, written again: checked again
+    os.utime(mean, ns=(mean.stat().st_atime_ns, mean.stat().st_mtime_ns + 10**9))   # (a coarse clock's tick)
+    bearoff._LOADED.clear()
+    assert BearoffDatabase.load(3, folder) is not None and read.count("mean.npy") == 2

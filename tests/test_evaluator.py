@@ -640,6 +640,42 @@ def test_the_compiled_forward_pass_checks_its_arguments():
 
 
 @pytest.mark.parametrize("game", ["long", "backgammon"])
+def test_a_forward_pass_split_over_threads_gives_the_same_outputs(game):
+    """A large batch (here 5,000 boards and more) split over 2, 3 or 16
+    threads, with the shipped network's table and with a writable network's
+    made for the call, gives one thread's outputs bit for bit; a pool's
+    worker keeps to one thread; the count is checked where it enters."""
+    from nardtools.analysis.evaluate import load_network
+    from nardtools.analysis.selfplay import roll_successors
+    from nardtools.core import CORE, forward_threads, single_threaded
+
+    if CORE is None:
+        pytest.skip("the compiled core is not built")
+    boards = np.array(_positions(game, 2))
+    rows = np.concatenate([boards, roll_successors(find_ruleset(game).rules, boards)[0]])
+    assert len(rows) >= 5_000
+    shipped = load_network(game)
+    writable = Network(game, shipped.w1.copy(), shipped.b1.copy(), shipped.w2.copy(), shipped.b2.copy(),
+                       dict(shipped.meta))
+    before = forward_threads(1)
+    try:
+        alone = [net.outputs(rows) for net in (shipped, writable)]
+        assert np.array_equal(alone[0], alone[1])
+        for n in (2, 3, 16):
+            assert forward_threads(n) in (1, 2, 3)
+            for net, expected in zip((shipped, writable), alone):
+                assert np.array_equal(net.outputs(rows), expected)
+                assert np.array_equal(net.outputs(rows[:700]), expected[:700])   # (too few rows to split)
+        single_threaded()
+        assert forward_threads(before) == 1
+        for bad in (0, 17, -1):
+            with pytest.raises(ValueError, match="1 to 16 threads"):
+                CORE.net_threads(bad)
+    finally:
+        forward_threads(before)
+
+
+@pytest.mark.parametrize("game", ["long", "backgammon"])
 def test_a_shipped_network_keeps_its_point_table_and_gives_the_same_outputs(game):
     """The shipped networks are frozen (read-only weights, shared by every
     evaluator), so the core's point table is made once; a writable copy has

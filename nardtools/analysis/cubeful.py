@@ -181,6 +181,11 @@ class Valuer:
             from .cube import kazaross_xg2
             met = kazaross_xg2()
         self.met = met
+        #: The scalars of a state, kept: :meth:`_me` by (state, gain, loss) and
+        #: :meth:`_mix`'s tables by (state, side, points, won).  A match's
+        #: analysis asks each some thousands of times at a few dozen states.
+        self._mwc: dict[tuple[CubeState, int, int], float] = {}
+        self._tables: dict[tuple[CubeState, int, int, bool], np.ndarray] = {}
 
     # ------------------------------------------------------------ pieces
     def outcomes(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -213,14 +218,26 @@ class Valuer:
 
     def _me(self, state: CubeState, gain: int, loss: int) -> float:
         """MWC of the side on roll after it wins ``gain`` points or loses ``loss``."""
-        a, b = state.away
-        return self.met.equity(a - gain, b - loss, post_crawford=state.post_crawford)
+        key = (state, gain, loss)
+        mwc = self._mwc.get(key)
+        if mwc is None:
+            a, b = state.away
+            mwc = self._mwc[key] = self.met.equity(a - gain, b - loss, post_crawford=state.post_crawford)
+        return mwc
+
+    def _table(self, state: CubeState, side: int, cube: int, won: bool) -> np.ndarray:
+        """MWC of ``side`` (0 the side on roll, 1 the other) winning (or
+        losing) each kind at ``cube``."""
+        key = (state, side, cube, won)
+        table = self._tables.get(key)
+        if table is None:
+            table = self._tables[key] = np.array([self._side_me(state, side, int(v * cube), won) for v in self.values])
+        return table
 
     def _mix(self, state: CubeState, ratios: np.ndarray, cube: int, won: bool, side: int = 0) -> np.ndarray:
         """MWC (of ``side``: 0 the side on roll, 1 the other) when ``side``
         wins (or loses) at ``cube``, the kinds weighted by ``ratios`` (n, K)."""
-        table = np.array([self._side_me(state, side, int(v * cube), won) for v in self.values])
-        return np.asarray(ratios @ table)
+        return np.asarray(ratios @ self._table(state, side, cube, won))
 
     def _side_me(self, state: CubeState, side: int, points: int, won: bool) -> float:
         if side == 0:
@@ -270,13 +287,12 @@ class Valuer:
         return np.asarray(np.where((pw <= _EPSILON) | (pw >= 1 - _EPSILON), dead, out))
 
     # ------------------------------------------------------------ match
-    def dead_mwc(self, p: np.ndarray, state: CubeState) -> np.ndarray:
-        """MWC of the side on roll with the cube dead at its value."""
-        _, won, lost = self.outcomes(p)
+    def dead_mwc(self, p: np.ndarray, state: CubeState,
+                 parts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """MWC of the side on roll with the cube dead at its value (``parts``: :meth:`outcomes` of ``p``, if known)."""
+        _, won, lost = parts or self.outcomes(p)
         c = state.value
-        wins = np.array([self._me(state, int(v * c), 0) for v in self.values])
-        losses = np.array([self._me(state, 0, int(v * c)) for v in self.values])
-        return np.asarray(won @ wins + lost @ losses)
+        return np.asarray(won @ self._table(state, 0, c, True) + lost @ self._table(state, 0, c, False))
 
     def cash_points(self, ratios: tuple[np.ndarray, np.ndarray], state: CubeState) -> tuple[np.ndarray, np.ndarray]:
         """Each side's live-cube cash point at the current cube (in its own
@@ -311,10 +327,11 @@ class Valuer:
 
     def match(self, p: np.ndarray, state: CubeState, x: np.ndarray) -> np.ndarray:
         """Cubeful MWC of the side on roll, the cube as ``state`` has it."""
-        dead = self.dead_mwc(p, state)
+        parts = self.outcomes(p)
+        dead = self.dead_mwc(p, state, parts)
         if not self.rules.cube or not state.cube_alive():
             return dead
-        pw, won, lost = self.outcomes(p)
+        pw, won, lost = parts
         win_r = won / np.maximum(pw, 1e-300)[:, None] * (pw > 0)[:, None]
         lose_r = lost / np.maximum(1 - pw, 1e-300)[:, None] * (pw < 1)[:, None]
         win_r[pw <= 0, 0] = 1.0

@@ -105,7 +105,9 @@ def collect(game: str, games: int, *, seed: int = 1, points: int = POINTS, weigh
     if jobs > 1 and len(chunks) > 1:
         from multiprocessing import get_context
 
-        with get_context("spawn").Pool(jobs) as pool:
+        from ..core import single_threaded
+
+        with get_context("spawn").Pool(jobs, initializer=single_threaded) as pool:
             parts = pool.map(_odds, chunks)
     else:
         parts = [_odds(chunk) for chunk in chunks]

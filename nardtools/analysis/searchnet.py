@@ -240,7 +240,9 @@ def run_parts(work: Callable[[Any], None], todo: list[Any], jobs: int, done: Cal
     if jobs > 1 and len(todo) > 1:
         from multiprocessing import get_context
 
-        with get_context("spawn").Pool(jobs) as pool:
+        from ..core import single_threaded
+
+        with get_context("spawn").Pool(jobs, initializer=single_threaded) as pool:
             for _ in pool.imap_unordered(work, todo):
                 if done:
                     done()

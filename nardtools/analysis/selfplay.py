@@ -417,7 +417,9 @@ def series_in_processes(part: Callable[[int, int], MatchResult], games: int, job
         return part(*parts[0])
     from multiprocessing import Pool
 
-    with Pool(len(parts)) as pool:
+    from ..core import single_threaded
+
+    with Pool(len(parts), initializer=single_threaded) as pool:
         results = pool.starmap(part, parts)
     total = results[0]
     for r in results[1:]:

@@ -96,16 +96,17 @@ def main() -> None:
 
 
 def _click_errors() -> tuple[type[Exception], ...]:
-    """Click's usage-error class: typer's own copy of click where it has one, and click's."""
+    """Click's usage-error class: typer's own copy of click where it has one
+    (typer 0.28 on: its commands then raise only that one, and click itself,
+    some 10 ms to import, is left alone), else click's."""
     import importlib
 
-    found = []
     for name in ("typer._click.exceptions", "click.exceptions"):
         try:
-            found.append(importlib.import_module(name).ClickException)
+            return (importlib.import_module(name).ClickException,)
         except (ImportError, AttributeError):
             pass
-    return tuple(found)
+    return ()
 
 
 _CLICK_ERRORS = _click_errors()
