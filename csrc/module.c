@@ -238,7 +238,7 @@ static int append_results(const Rules *r, const Board *b, const int *dice, int n
     if (*used + (size_t)s->nchosen > *cap) {
         while (*used + (size_t)s->nchosen > *cap) *cap *= 2;
         signed char *grown = realloc(*rows, *cap * 52);
-        if (!grown) { PyErr_NoMemory(); return -2; }
+        if (!grown) return -2;   /* (the caller sets the error: threads call this without the interpreter) */
         *rows = grown;
     }
     put_results(&t, s, *rows + *used * 52);
@@ -286,7 +286,7 @@ static PyObject *py_dice_successors(PyObject *self, PyObject *const *args, Py_ss
         int a = dice[2 * i], c = dice[2 * i + 1];
         int d[4] = {a > c ? a : c, a > c ? c : a, a, a};
         int got = append_results(&r, &b, d, a == c ? 4 : 2, s, &rows, &cap, &used);
-        if (got == -2) goto done;
+        if (got == -2) { PyErr_NoMemory(); goto done; }
         if (got == -1) { overflow = 1; break; }
         counts[i] = got;
     }
@@ -304,6 +304,97 @@ done:
     free(counts);
     free(rows);
     return out;
+}
+
+/* The threads a large forward pass, or roll_successors of many boards, is
+ * split over (net_threads: nardtools.core sets as many as the process may
+ * use, a pool's worker one), each taking FORWARD_ROWS rows or more
+ * (SUCCESSOR_BOARDS boards): every row is worked out alone, so the outputs
+ * are the same however they are split. */
+#define FORWARD_MAX_THREADS 16
+#define FORWARD_ROWS 512
+static int split_threads = 1;
+
+typedef struct {
+    const Net *net;
+    const signed char *boards;
+    long long rows;
+    float *out, *scratch;
+    const float *table;
+} ForwardPart;
+
+static void *forward_part(void *arg)
+{
+    const ForwardPart *p = arg;
+    net_forward(p->net, p->boards, p->rows, p->out, p->scratch, p->table);
+    return NULL;
+}
+
+/* net_forward of `rows` boards in `parts` threads (this one among them), each
+ * with its own `hidden` floats of `scratch`; a thread that cannot be started
+ * leaves its rows to this one. */
+static void forward_split(const Net *net, const signed char *boards, long long rows, float *out, float *scratch,
+                          const float *table, int parts)
+{
+    ForwardPart part[FORWARD_MAX_THREADS];
+    for (int k = 0; k < parts; k++) {
+        const long long lo = rows * k / parts, hi = rows * (k + 1) / parts;
+        part[k] = (ForwardPart){net, boards + 52 * lo, hi - lo, out + lo * net->outputs, scratch + (long long)k * net->hidden,
+                                table};
+    }
+#ifdef FORWARD_IN_THREADS
+    pthread_t thread[FORWARD_MAX_THREADS];
+    int started[FORWARD_MAX_THREADS] = {0};
+    for (int k = 1; k < parts; k++) started[k] = pthread_create(&thread[k], NULL, forward_part, &part[k]) == 0;
+    forward_part(&part[0]);
+    for (int k = 1; k < parts; k++) {
+        if (started[k]) pthread_join(thread[k], NULL);
+        else forward_part(&part[k]);
+    }
+#else
+    for (int k = 0; k < parts; k++) forward_part(&part[k]);
+#endif
+}
+
+/* roll_successors' boards a thread takes at least (each some 400 results of 21 rolls). */
+#define SUCCESSOR_BOARDS 16
+/* The searches of roll_successors' threads but the caller's (made once, kept:
+ * one call at a time, under the interpreter's lock). */
+static Search *part_search[FORWARD_MAX_THREADS];
+
+/* A run of roll_successors' boards: their counts (21 a board) and results;
+ * status -1 when a search outgrew its tables, -2 when memory ran out. */
+typedef struct {
+    const Rules *r;
+    const signed char *boards;
+    Py_ssize_t n;
+    Search *s;
+    int32_t *counts;
+    signed char *rows;
+    size_t cap, used;
+    int status;
+} SuccessorPart;
+
+static void *successors_part(void *arg)
+{
+    SuccessorPart *p = arg;
+    for (Py_ssize_t i = 0; i < p->n; i++) {
+        Board b;
+        memcpy(b.me, p->boards + i * 52, 26);
+        memcpy(b.opp, p->boards + i * 52 + 26, 26);
+        int k = 0;
+        for (int high = 6; high >= 1; high--)
+            for (int low = high; low >= 1; low--, k++) {
+                int dice[4] = {high, low, high, high};
+                int got = append_results(p->r, &b, dice, high == low ? 4 : 2, p->s, &p->rows, &p->cap, &p->used);
+                if (got < 0) {
+                    p->status = got;
+                    return NULL;
+                }
+                p->counts[i * 21 + k] = got;
+            }
+    }
+    return NULL;
 }
 
 /* roll_successors(rules, boards) -> (bytes, counts) | None: for each board (52 int8:
@@ -330,39 +421,59 @@ static PyObject *py_roll_successors(PyObject *self, PyObject *const *args, Py_ss
             PyBuffer_Release(&view);
             return PyErr_Format(PyExc_ValueError, "boards: counts are 0-15");
         }
-    Search *s = thread_search();
     int32_t *counts = malloc((size_t)(n * 21 + 1) * sizeof *counts);
-    size_t cap = 4096, used = 0;
-    signed char *rows = malloc(cap * 52);
+    const Py_ssize_t most = n / SUCCESSOR_BOARDS;
+    const int parts = most < 1 ? 1 : most < split_threads ? (int)most : split_threads;
+    SuccessorPart part[FORWARD_MAX_THREADS] = {{0}};
     PyObject *out = NULL;
+    int failed = !counts;
+    for (int k = 0; k < parts && !failed; k++) {
+        const Py_ssize_t lo = n * k / parts, hi = n * (k + 1) / parts;
+        if (k && !part_search[k]) part_search[k] = search_new();
+        part[k] = (SuccessorPart){&r, boards + 52 * lo, hi - lo, k ? part_search[k] : thread_search(),
+                                  counts + 21 * lo, malloc(4096 * 52), 4096, 0, 0};
+        failed = !part[k].s || !part[k].rows;
+    }
+    if (failed) { PyErr_NoMemory(); goto done; }
+    /* (the interpreter's lock is kept: the extra threads' searches are the module's own) */
+#ifdef FORWARD_IN_THREADS
+    pthread_t thread[FORWARD_MAX_THREADS];
+    int started[FORWARD_MAX_THREADS] = {0};
+    for (int k = 1; k < parts; k++) started[k] = pthread_create(&thread[k], NULL, successors_part, &part[k]) == 0;
+    successors_part(&part[0]);
+    for (int k = 1; k < parts; k++) {
+        if (started[k]) pthread_join(thread[k], NULL);
+        else successors_part(&part[k]);
+    }
+#else
+    for (int k = 0; k < parts; k++) successors_part(&part[k]);
+#endif
+    size_t used = 0;
     int overflow = 0;
-    if (!s || !counts || !rows) { PyErr_NoMemory(); goto done; }
-    for (Py_ssize_t i = 0; i < n && !overflow; i++) {
-        Board b;
-        memcpy(b.me, boards + i * 52, 26);
-        memcpy(b.opp, boards + i * 52 + 26, 26);
-        int k = 0;
-        for (int high = 6; high >= 1 && !overflow; high--)
-            for (int low = high; low >= 1; low--, k++) {
-                int dice[4] = {high, low, high, high};
-                int got = append_results(&r, &b, dice, high == low ? 4 : 2, s, &rows, &cap, &used);
-                if (got == -2) goto done;
-                if (got == -1) { overflow = 1; break; }
-                counts[i * 21 + k] = got;
-            }
+    for (int k = 0; k < parts; k++) {
+        if (part[k].status == -2) { PyErr_NoMemory(); goto done; }
+        overflow |= part[k].status == -1;
+        used += part[k].used;
     }
     if (overflow) {
         out = Py_NewRef(Py_None);
     } else {
-        PyObject *a = PyBytes_FromStringAndSize((const char *)rows, (Py_ssize_t)(used * 52));
+        PyObject *a = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(used * 52));
         PyObject *c = PyBytes_FromStringAndSize((const char *)counts, (Py_ssize_t)(n * 21 * (Py_ssize_t)sizeof *counts));
+        if (a) {
+            char *at = PyBytes_AS_STRING(a);
+            for (int k = 0; k < parts; k++) {
+                memcpy(at, part[k].rows, part[k].used * 52);
+                at += part[k].used * 52;
+            }
+        }
         out = a && c ? Py_BuildValue("(NN)", a, c) : NULL;
         if (!out) { Py_XDECREF(a); Py_XDECREF(c); }
     }
 done:
     PyBuffer_Release(&view);
     free(counts);
-    free(rows);
+    for (int k = 0; k < parts; k++) free(part[k].rows);
     return out;
 }
 
@@ -1033,55 +1144,6 @@ static PyObject *py_net_table(PyObject *self, PyObject *const *args, Py_ssize_t 
     return result;
 }
 
-/* The threads a large forward pass is split over (net_threads: nardtools.core
- * sets as many as the process may use, a pool's worker one), each taking
- * FORWARD_ROWS or more of its rows: every row is worked out alone, so the
- * outputs are the same however they are split. */
-#define FORWARD_MAX_THREADS 16
-#define FORWARD_ROWS 512
-static int forward_threads = 1;
-
-typedef struct {
-    const Net *net;
-    const signed char *boards;
-    long long rows;
-    float *out, *scratch;
-    const float *table;
-} ForwardPart;
-
-static void *forward_part(void *arg)
-{
-    const ForwardPart *p = arg;
-    net_forward(p->net, p->boards, p->rows, p->out, p->scratch, p->table);
-    return NULL;
-}
-
-/* net_forward of `rows` boards in `parts` threads (this one among them), each
- * with its own `hidden` floats of `scratch`; a thread that cannot be started
- * leaves its rows to this one. */
-static void forward_split(const Net *net, const signed char *boards, long long rows, float *out, float *scratch,
-                          const float *table, int parts)
-{
-    ForwardPart part[FORWARD_MAX_THREADS];
-    for (int k = 0; k < parts; k++) {
-        const long long lo = rows * k / parts, hi = rows * (k + 1) / parts;
-        part[k] = (ForwardPart){net, boards + 52 * lo, hi - lo, out + lo * net->outputs, scratch + (long long)k * net->hidden,
-                                table};
-    }
-#ifdef FORWARD_IN_THREADS
-    pthread_t thread[FORWARD_MAX_THREADS];
-    int started[FORWARD_MAX_THREADS] = {0};
-    for (int k = 1; k < parts; k++) started[k] = pthread_create(&thread[k], NULL, forward_part, &part[k]) == 0;
-    forward_part(&part[0]);
-    for (int k = 1; k < parts; k++) {
-        if (started[k]) pthread_join(thread[k], NULL);
-        else forward_part(&part[k]);
-    }
-#else
-    for (int k = 0; k < parts; k++) forward_part(&part[k]);
-#endif
-}
-
 /* net_threads(n) -> the number before: see the method table. */
 static PyObject *py_net_threads(PyObject *self, PyObject *arg)
 {
@@ -1092,8 +1154,8 @@ static PyObject *py_net_threads(PyObject *self, PyObject *arg)
         PyErr_Format(PyExc_ValueError, "net_threads: 1 to %d threads, not %ld", FORWARD_MAX_THREADS, n);
         return NULL;
     }
-    const int before = forward_threads;
-    forward_threads = (int)n;
+    const int before = split_threads;
+    split_threads = (int)n;
     return PyLong_FromLong(before);
 }
 
@@ -1120,7 +1182,7 @@ static PyObject *py_net_forward(PyObject *self, PyObject *const *args, Py_ssize_
             PyErr_SetString(PyExc_ValueError, "net_forward: the table is 768 x hidden float32 (net_table)");
         } else {
             const long long most = rows / FORWARD_ROWS;
-            const int parts = most < 1 ? 1 : most < forward_threads ? (int)most : forward_threads;
+            const int parts = most < 1 ? 1 : most < split_threads ? (int)most : split_threads;
             const size_t units = (size_t)net.hidden * (size_t)parts;   /* each part's scratch, then the table */
             float *scratch = PyMem_RawMalloc((units + (have_table ? 0 : (size_t)NET_TABLE_ROWS * net.hidden)) * sizeof(float));
             if (!scratch) {
@@ -1220,8 +1282,9 @@ static PyMethodDef methods[] = {
      "call)."},
     {"net_threads", py_net_threads, METH_O,
      "net_threads(n) -> the number before\n\n"
-     "Splits each later net_forward of 2 x 512 rows or more over up to n threads (1-16), each of 512\n"
-     "rows or more; the outputs are the same whatever n is.  1 when the module loads."},
+     "Splits each later net_forward of 2 x 512 rows or more, and roll_successors of 2 x 16 boards or\n"
+     "more, over up to n threads (1-16), each of 512 rows (16 boards) or more; the outputs are the same\n"
+     "whatever n is.  1 when the module loads."},
     {"deferred", py_deferred, METH_NOARGS,
      "deferred() -> (record line, source line)\n\nWhere this thread's last file looked at (mat_vouch_many) was given up."},
     {NULL, NULL, 0, NULL},

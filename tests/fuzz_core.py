@@ -87,6 +87,8 @@ def fuzz(module_path: str, seconds: float, seed: int) -> int:
             _play_texts(core, rng, rules)
         core.playouts(rules, 1, rng.randrange(2**64), 0, True)
         _forward(core, rng)
+        if rng.random() < 0.02:   # the rolls' results of many boards, split over threads
+            core.roll_successors(rules, bytes(_boards(rng, rng.randrange(32, 80))))
         done += 1
     print(f"{done:,} mutated records and {done * 20:,} random plays through the sanitized core in "
           f"{seconds:.0f} s; {vouched:,} vouched for, {checked} of them re-checked by the reference; no report")
@@ -100,11 +102,21 @@ def _board(rng: random.Random) -> list[int]:
     return side
 
 
-def _play_texts(core: object, rng: random.Random, rules: bytes) -> None:
+def _sides(rng: random.Random) -> tuple[list[int], list[int]]:
     me, opp = _board(rng), _board(rng)
     for p in range(1, 25):  # no point held by both sides
         if me[p] and opp[25 - p]:
             opp[25 - p] = 0
+    return me, opp
+
+
+def _boards(rng: random.Random, n: int) -> list[int]:
+    """``n`` board rows of 52 counts, one after another."""
+    return [c for _ in range(n) for side in _sides(rng) for c in side]
+
+
+def _play_texts(core: object, rng: random.Random, rules: bytes) -> None:
+    me, opp = _sides(rng)
     dice = tuple(sorted((rng.randint(1, 6) for _ in range(rng.choice((1, 2, 4)))), reverse=True))
     plays = core.legal_plays(rules, me, opp, dice, len(dice) != 1, rng.randrange(-1, 2))  # type: ignore[attr-defined]
     alphabet = "0123456789/*() barofBAROF-"

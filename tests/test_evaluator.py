@@ -643,8 +643,9 @@ def test_the_compiled_forward_pass_checks_its_arguments():
 def test_a_forward_pass_split_over_threads_gives_the_same_outputs(game):
     """A large batch (here 5,000 boards and more) split over 2, 3 or 16
     threads, with the shipped network's table and with a writable network's
-    made for the call, gives one thread's outputs bit for bit; a pool's
-    worker keeps to one thread; the count is checked where it enters."""
+    made for the call, gives one thread's outputs bit for bit, and so do
+    the rolls' results of many boards (roll_successors); a pool's worker
+    keeps to one thread; the count is checked where it enters."""
     from nardtools.analysis.evaluate import load_network
     from nardtools.analysis.selfplay import roll_successors
     from nardtools.core import CORE, forward_threads, single_threaded
@@ -657,15 +658,19 @@ def test_a_forward_pass_split_over_threads_gives_the_same_outputs(game):
     shipped = load_network(game)
     writable = Network(game, shipped.w1.copy(), shipped.b1.copy(), shipped.w2.copy(), shipped.b2.copy(),
                        dict(shipped.meta))
+    rules = find_ruleset(game).rules
     before = forward_threads(1)
     try:
         alone = [net.outputs(rows) for net in (shipped, writable)]
         assert np.array_equal(alone[0], alone[1])
+        successors = roll_successors(rules, rows[:300])
         for n in (2, 3, 16):
             assert forward_threads(n) in (1, 2, 3)
             for net, expected in zip((shipped, writable), alone):
                 assert np.array_equal(net.outputs(rows), expected)
                 assert np.array_equal(net.outputs(rows[:700]), expected[:700])   # (too few rows to split)
+            for got, expected in zip(roll_successors(rules, rows[:300]), successors):
+                assert np.array_equal(got, expected)
         single_threaded()
         assert forward_threads(before) == 1
         for bad in (0, 17, -1):
