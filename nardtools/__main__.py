@@ -1,5 +1,5 @@
 """``python -m nardtools``: the command line (as the ``nardtools`` script)."""
 
-from .cli import main
+from .cli import run
 
-main()
+run()

@@ -251,3 +251,27 @@ def test_a_short_flag_means_one_thing_in_every_command():
 
     walk(typer.main.get_command(app))
     assert flags and all(len(meaning) == 1 for meaning in flags.values()), flags
+
+
+def test_the_console_script_ends_at_once_with_its_output_and_exit_code(tmp_path):
+    """``python -m nardtools`` (as the ``nardtools`` script) ends without the
+    interpreter's teardown once its output is flushed: the whole output, on a
+    pipe and in a file, the same as in process, and each exit code kept."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "nardtools"]
+    batch = ["moves", "--batch", str(ROOT / "examples" / "positions.txt")]
+    expected = runner.invoke(app, batch)
+    assert expected.exit_code == 0 and expected.stdout.count("\n") > 20
+    piped = subprocess.run([*command, *batch], capture_output=True, text=True)
+    assert (piped.returncode, piped.stdout) == (0, expected.stdout)
+    with open(tmp_path / "out.txt", "w") as out:
+        assert subprocess.run([*command, *batch], stdout=out).returncode == 0
+    assert (tmp_path / "out.txt").read_text() == expected.stdout
+    missing = subprocess.run([*command, "validate", str(tmp_path / "none.mat")], capture_output=True, text=True)
+    assert missing.returncode == 2 and "none.mat" in missing.stderr
+    record = (ROOT / "tests" / "fixtures" / "gnubg-standard-5-90001.mat").read_text()
+    (tmp_path / "illegal.mat").write_text(record.replace("64: 24/18 18/14", "64: 24/14 18/14", 1))
+    illegal = subprocess.run([*command, "validate", str(tmp_path / "illegal.mat")], capture_output=True, text=True)
+    assert illegal.returncode == 1 and "illegal.mat:7:" in illegal.stdout + illegal.stderr
