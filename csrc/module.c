@@ -315,6 +315,26 @@ done:
 #define FORWARD_ROWS 512
 static int split_threads = 1;
 
+/* work(&parts[k]) for each of the n parts (each `size` bytes): parts 1 to
+ * n - 1 in threads of their own, part 0 in this one; a part whose thread
+ * cannot be started is worked here. */
+static void in_threads(void *(*work)(void *), void *parts, size_t size, int n)
+{
+    char *part = parts;
+#ifdef FORWARD_IN_THREADS
+    pthread_t thread[FORWARD_MAX_THREADS];
+    int started[FORWARD_MAX_THREADS] = {0};
+    for (int k = 1; k < n; k++) started[k] = pthread_create(&thread[k], NULL, work, part + k * size) == 0;
+    work(part);
+    for (int k = 1; k < n; k++) {
+        if (started[k]) pthread_join(thread[k], NULL);
+        else work(part + k * size);
+    }
+#else
+    for (int k = 0; k < n; k++) work(part + k * size);
+#endif
+}
+
 typedef struct {
     const Net *net;
     const signed char *boards;
@@ -342,18 +362,7 @@ static void forward_split(const Net *net, const signed char *boards, long long r
         part[k] = (ForwardPart){net, boards + 52 * lo, hi - lo, out + lo * net->outputs, scratch + (long long)k * net->hidden,
                                 table};
     }
-#ifdef FORWARD_IN_THREADS
-    pthread_t thread[FORWARD_MAX_THREADS];
-    int started[FORWARD_MAX_THREADS] = {0};
-    for (int k = 1; k < parts; k++) started[k] = pthread_create(&thread[k], NULL, forward_part, &part[k]) == 0;
-    forward_part(&part[0]);
-    for (int k = 1; k < parts; k++) {
-        if (started[k]) pthread_join(thread[k], NULL);
-        else forward_part(&part[k]);
-    }
-#else
-    for (int k = 0; k < parts; k++) forward_part(&part[k]);
-#endif
+    in_threads(forward_part, part, sizeof *part, parts);
 }
 
 /* roll_successors' boards a thread takes at least (each some 400 results of 21 rolls). */
@@ -435,19 +444,8 @@ static PyObject *py_roll_successors(PyObject *self, PyObject *const *args, Py_ss
         failed = !part[k].s || !part[k].rows;
     }
     if (failed) { PyErr_NoMemory(); goto done; }
-    /* (the interpreter's lock is kept: the extra threads' searches are the module's own) */
-#ifdef FORWARD_IN_THREADS
-    pthread_t thread[FORWARD_MAX_THREADS];
-    int started[FORWARD_MAX_THREADS] = {0};
-    for (int k = 1; k < parts; k++) started[k] = pthread_create(&thread[k], NULL, successors_part, &part[k]) == 0;
-    successors_part(&part[0]);
-    for (int k = 1; k < parts; k++) {
-        if (started[k]) pthread_join(thread[k], NULL);
-        else successors_part(&part[k]);
-    }
-#else
-    for (int k = 0; k < parts; k++) successors_part(&part[k]);
-#endif
+    in_threads(successors_part, part, sizeof *part, parts);   /* (the interpreter's lock kept: the threads'
+                                                               * searches are the module's own) */
     size_t used = 0;
     int overflow = 0;
     for (int k = 0; k < parts; k++) {

@@ -46,11 +46,12 @@ def usable_cpus() -> int:
 
 
 def forward_threads(n: int) -> int:
-    """Split the networks' large forward passes (thousands of positions: a
-    match's luck, a look-ahead) over up to ``n`` threads, 1 to 16; the
-    number before.  The outputs are the same whatever ``n`` is.  A process
-    uses every CPU it may (:func:`usable_cpus`), a worker of a process pool
-    one (:func:`single_threaded`): the pool has already spread the work.
+    """Split the networks' large forward passes (a thousand positions or
+    more: a match's luck, a look-ahead) and the rolls' results of many
+    boards over up to ``n`` threads, 1 to 16; the number before.  The
+    outputs are the same whatever ``n`` is.  A process uses every CPU it may
+    (:func:`usable_cpus`), a worker of a process pool one
+    (:func:`single_threaded`): the pool has already spread the work.
 
     >>> before = forward_threads(1); forward_threads(before)
     1
