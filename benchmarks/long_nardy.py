@@ -69,6 +69,7 @@ from nardtools._io import write_atomically  # noqa: E402
 from nardtools.analysis.evaluate import Evaluator, load_networks  # noqa: E402
 from nardtools.analysis.nets import equity  # noqa: E402
 from nardtools.analysis.selfplay import MatchResult, NetPlayer, series, series_in_processes  # noqa: E402
+from nardtools.core import single_threaded  # noqa: E402
 
 RULESET = find_ruleset("long")
 #: The committed rollout sets: 0.2's, then 0.4's and 0.7's, each on the
@@ -187,7 +188,7 @@ def build_set(path: Path, count: int, games: int, jobs: int, old: str, rev: str,
     if done:
         print(f"going on from {len(done)} positions rolled out before ({_partial(path)})", flush=True)
     chunks = [(rows[k:k + 10], games, player or old) for k in range(len(done), len(rows), 10)]
-    with Pool(jobs) as pool:
+    with Pool(jobs, initializer=single_threaded) as pool:
         for part in pool.imap(_rollouts, chunks):
             done += part
             _save(_partial(path), key=np.array(key), **_rolled(done),
@@ -227,7 +228,7 @@ def set_errors(path: Path, networks: dict[str, str | None], plies: list[int], jo
         for ply in plies:
             began = time.perf_counter()
             chunks = [(weights, ply, rows[k:k + 50]) for k in range(0, len(rows), 50)]
-            with Pool(jobs) as pool:
+            with Pool(jobs, initializer=single_threaded) as pool:
                 got = np.concatenate(pool.map(_errors, chunks))
             errors[name, ply], seconds[name, ply] = np.abs(got - truth), time.perf_counter() - began
     _table(errors, stderr, seconds, old)
