@@ -315,6 +315,13 @@ done:
 #define FORWARD_ROWS 512
 static int split_threads = 1;
 
+/* The parts a call of `units` units of work (rows, boards) is split into:
+ * one a thread, each of one unit or more. */
+static int split_parts(long long units)
+{
+    return units < 1 ? 1 : units < split_threads ? (int)units : split_threads;
+}
+
 /* work(&parts[k]) for each of the n parts (each `size` bytes): parts 1 to
  * n - 1 in threads of their own, part 0 in this one; a part whose thread
  * cannot be started is worked here. */
@@ -431,8 +438,7 @@ static PyObject *py_roll_successors(PyObject *self, PyObject *const *args, Py_ss
             return PyErr_Format(PyExc_ValueError, "boards: counts are 0-15");
         }
     int32_t *counts = malloc((size_t)(n * 21 + 1) * sizeof *counts);
-    const Py_ssize_t most = n / SUCCESSOR_BOARDS;
-    const int parts = most < 1 ? 1 : most < split_threads ? (int)most : split_threads;
+    const int parts = split_parts(n / SUCCESSOR_BOARDS);
     SuccessorPart part[FORWARD_MAX_THREADS] = {{0}};
     PyObject *out = NULL;
     int failed = !counts;
@@ -1179,8 +1185,7 @@ static PyObject *py_net_forward(PyObject *self, PyObject *const *args, Py_ssize_
         } else if (have_table && given.len != table_size) {
             PyErr_SetString(PyExc_ValueError, "net_forward: the table is 768 x hidden float32 (net_table)");
         } else {
-            const long long most = rows / FORWARD_ROWS;
-            const int parts = most < 1 ? 1 : most < split_threads ? (int)most : split_threads;
+            const int parts = split_parts(rows / FORWARD_ROWS);
             const size_t units = (size_t)net.hidden * (size_t)parts;   /* each part's scratch, then the table */
             float *scratch = PyMem_RawMalloc((units + (have_table ? 0 : (size_t)NET_TABLE_ROWS * net.hidden)) * sizeof(float));
             if (!scratch) {

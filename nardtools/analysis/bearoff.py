@@ -223,7 +223,7 @@ class BearoffDatabase:
         since they were last checked (``nardtools bearoff verify`` checks any
         database, whatever its size or stamp)."""
         known = _LOADED.get(path)
-        files = known[0] if known else [str(path / "meta.json"), *(str(path / f"{name}.npy") for name in _ARRAYS)]
+        files = known[0] if known else [str(path / "meta.json"), *_array_files(path)]
         signature = _signature(files)
         if signature is None:
             return None
@@ -238,13 +238,13 @@ class BearoffDatabase:
         if meta.get("points") != points or meta.get("version") != _VERSION:
             return None
         arrays = {}
-        stamp = _stamp(path)
+        stamp = _stamp(signature[1:])   # (the arrays' files, after meta.json's)
         check = verify if verify is not None else n <= _SMALL and meta.get("checked") != stamp
         try:
-            for name in _ARRAYS:
+            for name, (_, size, _) in zip(_ARRAYS, signature[1:]):
                 info = meta["arrays"][name]
                 file = path / f"{name}.npy"
-                if file.stat().st_size != info["bytes"]:
+                if size != info["bytes"]:
                     return None
                 if check and _crc32(file) != info["crc32"]:
                     return None
@@ -253,7 +253,7 @@ class BearoffDatabase:
                     return None
         except (OSError, ValueError, KeyError):
             return None
-        if check and stamp is not None and meta.get("checked") != stamp:
+        if check and meta.get("checked") != stamp:
             _write_meta(path, {**meta, "checked": stamp})
             signature = _signature(files) or signature   # (meta.json's own, rewritten)
         db = cls(points, **arrays)
@@ -292,7 +292,7 @@ def _write_folder(path: Path, points: int, write: Callable[[Path], None]) -> Non
             meta["arrays"][name] = {"shape": list(array.shape), "dtype": str(array.dtype),
                                     "bytes": file.stat().st_size, "crc32": _crc32(file)}
             del array
-        meta["checked"] = _stamp(tmp)   # (the CRCs were just taken of these very files)
+        meta["checked"] = _stamp(_signature(_array_files(tmp)) or ())   # (the CRCs were just taken of these files)
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
         if path.exists():
             shutil.rmtree(path)
@@ -442,17 +442,19 @@ def cached_points(cache_dir: Path | None = None) -> list[int]:
     return list(_POINTS[folder])
 
 
-def _stamp(path: Path) -> list[list[int]] | None:
-    """The arrays' files in the folder ``path`` as they stand: each one's
-    modification time (ns), size and inode, or None when one is missing.  A
-    small database's ``meta.json`` keeps the stamp of the files its CRCs were
-    last found right in (``checked``): loading files of that stamp again skips
-    reading them whole (10 ms for the 6-point one, on every command that
-    evaluates a race), and a file written since, or replaced, is checked again."""
-    try:
-        return [[st.st_mtime_ns, st.st_size, st.st_ino] for st in (os.stat(path / f"{name}.npy") for name in _ARRAYS)]
-    except OSError:
-        return None
+def _array_files(path: Path) -> list[str]:
+    """The files of the database folder ``path``'s arrays, in :data:`_ARRAYS`' order."""
+    return [str(path / f"{name}.npy") for name in _ARRAYS]
+
+
+def _stamp(signature: Sequence[tuple[int, int, int]]) -> list[list[int]]:
+    """The arrays' files as they stand (their :func:`_signature`), as JSON
+    keeps it.  A small database's ``meta.json`` keeps the stamp of the files
+    its CRCs were last found right in (``checked``): loading files of that
+    stamp again skips reading them whole (10 ms for the 6-point one, on every
+    command that evaluates a race), and a file written since, or replaced, is
+    checked again."""
+    return [list(entry) for entry in signature]
 
 
 def _write_meta(path: Path, meta: dict[str, Any]) -> None:
@@ -480,15 +482,15 @@ def _crc32(path: Path) -> int:
 #: Databases already loaded in this process, by folder: its files, their :func:`_signature` then, and
 #: the database (a race's odds ask for it thousands of times a game: a few ``stat`` calls tell it is
 #: unchanged).
-_LOADED: dict[Path, tuple[list[str], tuple[tuple[int, int], ...], BearoffDatabase]] = {}
+_LOADED: dict[Path, tuple[list[str], tuple[tuple[int, int, int], ...], BearoffDatabase]] = {}
 #: What :func:`cached_points` found, by cache.
 _POINTS: dict[Path, list[int]] = {}
 
 
-def _signature(files: list[str]) -> tuple[tuple[int, int], ...] | None:
-    """The files' modification times and sizes (None when one is missing)."""
+def _signature(files: list[str]) -> tuple[tuple[int, int, int], ...] | None:
+    """The files' modification times (ns), sizes and inodes (None when one is missing)."""
     try:
-        return tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
+        return tuple((st.st_mtime_ns, st.st_size, st.st_ino) for st in map(os.stat, files))
     except OSError:
         return None
 

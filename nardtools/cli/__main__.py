@@ -1,5 +1,5 @@
 """``python -m nardtools.cli``: the command line, as the ``nardtools`` script runs it."""
 
-from . import main
+from . import run
 
-main()
+run()
