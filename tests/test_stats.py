@@ -307,3 +307,30 @@ def test_workers_take_runs_of_files_and_the_files_stay_in_order(tmp_path, monkey
     alone = [(s.path, s.games, len(s.turns)) for s in runners.run_local(files, turns=True, jobs=1)]
     many = [(s.path, s.games, len(s.turns)) for s in runners.run_local(files, turns=True, jobs=2)]
     assert many == alone and [p for p, _, _ in many] == files and all(g for _, g, _ in many)
+
+
+@pytest.mark.parametrize("name", ["backgammon/backgammon-5pt-seed6.mat", "long-nardy/play65-long-5pt-seed4.mat"])
+def test_an_analysed_file_the_core_reads_has_the_references_figures(name, monkeypatch) -> None:
+    """With --analyse the compiled core's figures stand and the file is
+    replayed only for the evaluator: its turn and player figures are those of
+    the reference's replay, row for row."""
+    from nardtools.analysis import stats
+
+    path = str(ROOT / "examples" / name)
+    fast = stats.file_stats(path, turns=True, analyse=0)
+    assert stats.core_file_stats(path) is not None and fast.turns is not None and not fast.unreadable
+    monkeypatch.setattr(stats.collection, "core_file_stats", lambda *a, **k: None)
+    slow = stats.file_stats(path, turns=True, analyse=0)
+    assert slow.turns is not None
+    fast_rows, slow_rows = list(fast.turns.rows()), list(slow.turns.rows())
+    assert len(fast_rows) == len(slow_rows) > 50
+    assert sum(r["error"] is not None for r in fast_rows) > 50 and any(r["mark"] for r in fast_rows)
+    for a, b in zip(fast_rows, slow_rows):
+        for key in ("game", "index", "play", "best", "mark"):
+            assert a[key] == b[key], (key, a["game"], a["index"])
+        for key in ("error", "eval_luck", "luck", "pwin_before"):
+            assert (a[key] is None) == (b[key] is None) and (a[key] is None or a[key] == pytest.approx(b[key], abs=1e-9))
+    assert fast.analysis.keys() == slow.analysis.keys()
+    for who in fast.analysis:
+        assert fast.analysis[who] == slow.analysis[who]
+    assert [g["game"] for g in fast.games] == [g["game"] for g in slow.games] and fast.turns_played == slow.turns_played

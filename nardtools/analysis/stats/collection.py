@@ -53,20 +53,25 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: s
     ``analyse`` (a ply) adds the evaluator's figures (:mod:`.analyse`): the
     turns' best play, error, mark and luck, and the players' error rates.
     ``on_game`` is called for each game replayed here (at once, for a file
-    the compiled core read whole)."""
+    the compiled core read whole).  With ``analyse`` the core's figures
+    stand, and the file is replayed here only for the evaluator."""
     from ...notation.reading import open_record
     from ...notation.replay import reading_problems, replay_games
 
-    if analyse is None:
-        fast = core_file_stats(path, data, turns=turns, race_points=race_points, encoding=encoding)
-        if fast is not None:
-            if on_turns is not None and fast.turns is not None:
-                on_turns(fast.turns)
-                fast.turns = None
-            if on_game is not None:
-                for _ in fast.games:
-                    on_game()
-            return fast
+    fast = core_file_stats(path, data, turns=turns, race_points=race_points, encoding=encoding)
+    if fast is not None:
+        if analyse is not None:
+            try:
+                _analyse_file(fast, path, data, encoding, analyse, on_game)
+            except Exception as e:  # (read whole by the core: a reference that fails to is a bug)
+                return FileStats(str(path), unreadable=f"internal error ({type(e).__name__}: {e}); please report it")
+        elif on_game is not None:
+            for _ in fast.games:
+                on_game()
+        if on_turns is not None and fast.turns is not None:
+            on_turns(fast.turns)
+            fast.turns = None
+        return fast
     out = FileStats(str(path))
     try:
         record, games = open_record("<stdin>" if path == "-" else path, data, encoding)
@@ -166,6 +171,25 @@ def file_stats_from_record(match: ReplayedMatch, *, turns: bool = False, race_po
     if turns:
         out.turns = TurnColumns.from_rows(rows)
     return out
+
+
+def _analyse_file(out: FileStats, path: str, data: bytes | None, encoding: str | None, ply: int,
+                  on_game: Callable[[], None] | None) -> None:
+    """The evaluator's figures of a file the compiled core read (``out``): its
+    games replayed here, the players' figures and, where ``out`` has turn
+    rows, each turn's added to them."""
+    from ...notation.reading import open_record
+    from ...notation.replay import replay_games
+
+    record, games = open_record("<stdin>" if path == "-" else path, data, encoding)
+    evaluators: dict[str, Any] = {}
+    by_turn: dict[tuple[int, int], Any] = {}
+    for g in replay_games(record, games, lenient=True):
+        by_turn.update(((g.record.number, i), t) for i, t in _analysis(out, g, record, ply, evaluators).items())
+        if on_game is not None:
+            on_game()
+    if out.turns is not None and by_turn:
+        out.turns.add_analysis(by_turn)
 
 
 def _analysis(out: FileStats, g: Any, record: Any, ply: int, evaluators: dict[str, Any]) -> dict[int, Any]:

@@ -127,6 +127,21 @@ class TurnColumns:
         }
         return cls({c: columns[c] for c in SCHEMAS["turns"]}, n)
 
+    def add_analysis(self, turns: dict[tuple[int, int], Any]) -> None:
+        """The evaluator's columns (:data:`ANALYSIS_COLUMNS`) of the rows
+        whose ``(game, index)`` has a :class:`~nardtools.analysis.analyse.TurnAnalysis`
+        in ``turns``; the other rows' stay empty."""
+        import numpy as np
+        import pyarrow as pa
+
+        found = [turns.get(key) for key in zip(_pylist(self.columns["game"]), _pylist(self.columns["index"]))]
+        self.columns.update({
+            "best": pa.array([None if t is None else t.best for t in found], pa.large_string()),
+            "error": np.array([np.nan if t is None or t.error is None else t.error for t in found], float),
+            "mark": pa.array([None if t is None else t.mark for t in found], pa.large_string()),
+            "eval_luck": np.array([np.nan if t is None else t.luck for t in found], float),
+        })
+
     @classmethod
     def concat(cls, parts: Sequence[TurnColumns]) -> TurnColumns:
         """The rows of ``parts`` in order, as one set of columns."""
