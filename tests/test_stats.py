@@ -334,3 +334,22 @@ def test_an_analysed_file_the_core_reads_has_the_references_figures(name, monkey
     for who in fast.analysis:
         assert fast.analysis[who] == slow.analysis[who]
     assert [g["game"] for g in fast.games] == [g["game"] for g in slow.games] and fast.turns_played == slow.turns_played
+
+
+def test_games_the_evaluator_refuses_are_listed_as_not_analysed_not_as_illegal() -> None:
+    """Under rules the networks refuse, stats --analyse still counts the
+    games and says which were not analysed and why, from the compiled core's
+    path (.mat) and the reference's (.nrd) alike; the games stay legal."""
+    from nardtools.analysis import stats
+
+    files = [str(ROOT / "examples" / "variants" / name) for name in ("hypergammon-3pt-seed8.mat", "gulbara-3pt-seed10.nrd")]
+    archive = stats.collect(files, analyse=0)
+    assert stats.core_file_stats(files[0]) is not None and stats.core_file_stats(files[1]) is None
+    games = archive.frame("games")
+    assert len(archive.unanalysed) == len(games) > 1 and not archive.problems and not archive.analysis
+    assert all("network learned the" in why and "cannot evaluate them" in why for why in archive.unanalysed)
+    assert {why.split(": game ")[0] for why in archive.unanalysed} == set(files)
+    result = CliRunner().invoke(app, ["stats", *files, "--analyse", "--table", "players", "-f", "csv"])
+    assert result.exit_code == 0, result.output
+    assert "illegal:" not in result.stderr and result.stderr.count("not analysed: ") == len(games)
+    assert f"0 problems (games replayed leniently); {len(games)} games not analysed" in result.stderr

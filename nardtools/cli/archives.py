@@ -107,8 +107,12 @@ def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine:
             err.print(f"{path}: unreadable: {why}", markup=False, soft_wrap=True)
         for problem in archive.problems:
             err.print(f"illegal: {problem}", markup=False, soft_wrap=True)
+        for why in archive.unanalysed:
+            err.print(f"not analysed: {why}", markup=False, soft_wrap=True)
         err.print(f"{archive.files} files, {len(archive.games)} games; {len(archive.unreadable)} "
-                  f"unreadable, {len(archive.problems)} problems (games replayed leniently)", markup=False)
+                  f"unreadable, {len(archive.problems)} problems (games replayed leniently)"
+                  + (f"; {len(archive.unanalysed)} games not analysed" if archive.unanalysed else ""),
+                  markup=False, soft_wrap=True)
     return archive
 
 

@@ -8,7 +8,7 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ...dice import ALL_ROLLS
 from ...errors import AnalysisError, NardtoolsError
@@ -39,6 +39,7 @@ class FileStats:
     analysis: dict[str, PlayerAnalysis] = field(default_factory=dict)
     unreadable: str = ""
     problems: list[str] = field(default_factory=list)
+    unanalysed: list[str] = field(default_factory=list)  # with analyse: games the evaluator refused, and why
 
 
 def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: str | None = None,
@@ -77,10 +78,11 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: s
         record, games = open_record("<stdin>" if path == "-" else path, data, encoding)
         errors = []
         rows: list[dict[str, Any]] = []
-        evaluators: dict[str, Any] = {}
-        for g in replay_games(record, games, lenient=True):
+        replayed = replay_games(record, games, lenient=True)
+        for g, analysis in (_with_analysis(out, replayed, record, analyse) if analyse is not None
+                            else ((g, None) for g in replayed)):
             _add_game(out, g, record, g.game.ruleset, rows if turns else None, race_points=race_points,
-                      analysis=_analysis(out, g, record, analyse, evaluators) if analyse is not None else None)
+                      analysis=analysis)
             errors += [p for p in g.problems if p.severity == "error"]
             if on_game is not None:
                 on_game()
@@ -182,39 +184,39 @@ def _analyse_file(out: FileStats, path: str, data: bytes | None, encoding: str |
     from ...notation.replay import replay_games
 
     record, games = open_record("<stdin>" if path == "-" else path, data, encoding)
-    evaluators: dict[str, Any] = {}
     by_turn: dict[tuple[int, int], Any] = {}
-    for g in replay_games(record, games, lenient=True):
-        by_turn.update(((g.record.number, i), t) for i, t in _analysis(out, g, record, ply, evaluators).items())
+    for g, analysis in _with_analysis(out, replay_games(record, games, lenient=True), record, ply):
+        by_turn.update(((g.record.number, i), t) for i, t in analysis.items())
         if on_game is not None:
             on_game()
     if out.turns is not None and by_turn:
         out.turns.add_analysis(by_turn)
 
 
-def _analysis(out: FileStats, g: Any, record: Any, ply: int, evaluators: dict[str, Any]) -> dict[int, Any]:
-    """The evaluator's analysis of one game by turn index, its players'
-    figures added to ``out``; empty, with a problem noted, under rules the
-    networks refuse."""
-    from ..analyse import Judge, analyse_cube, analyse_game
+def _with_analysis(out: FileStats, games: Iterable[Any], record: Any, ply: int) -> Iterator[tuple[Any, dict[int, Any]]]:
+    """Each replayed game with the evaluator's analysis of its turns by
+    index, its players' figures added to ``out``; under rules the networks
+    refuse, none, and the reason in ``out.unanalysed``."""
+    from ..analyse import CubeAnalysis, Judge, PlayerAnalysis, TurnAnalysis, analyse_cube, analyse_game
     from ..evaluate import Evaluator
 
-    rules = g.game.ruleset
-    try:
-        if rules.name not in evaluators:
-            evaluators[rules.name] = Evaluator(rules.rules)
-        judge = Judge.for_match(rules.rules, g.game.match_length)
-        turns = analyse_game(g, evaluators[rules.name], record.names, ply=ply, judge=judge)
-        cubes = analyse_cube(g, evaluators[rules.name], record.names, judge, ply=ply)
-    except AnalysisError as e:
-        out.problems.append(f"{record.path}: game {g.record.number}: not analysed: {e}")
-        return {}
-    from ..analyse import CubeAnalysis, PlayerAnalysis, TurnAnalysis
-
-    entries: list[TurnAnalysis | CubeAnalysis] = [*turns, *cubes]
-    for t in entries:
-        out.analysis.setdefault(t.player, PlayerAnalysis(t.player)).add(t)
-    return {t.index: t for t in turns}
+    made: dict[tuple[str, int], tuple[Evaluator, Judge]] = {}  # by ruleset and match length
+    for g in games:
+        rules, key = g.game.ruleset.rules, (g.game.ruleset.name, g.game.match_length)
+        try:
+            if key not in made:
+                made[key] = Evaluator(rules), Judge.for_match(rules, key[1])
+            ev, judge = made[key]
+            turns = analyse_game(g, ev, record.names, ply=ply, judge=judge)
+            cubes = analyse_cube(g, ev, record.names, judge, ply=ply)
+        except AnalysisError as e:
+            out.unanalysed.append(f"{record.path}: game {g.record.number}: {e}")
+            yield g, {}
+            continue
+        entries: list[TurnAnalysis | CubeAnalysis] = [*turns, *cubes]
+        for t in entries:
+            out.analysis.setdefault(t.player, PlayerAnalysis(t.player)).add(t)
+        yield g, {t.index: t for t in turns}
 
 
 def _add_game(out: FileStats, g: Any, record: Any, ruleset: Any, rows: list[dict[str, Any]] | None, *,
@@ -350,6 +352,7 @@ class Archive:
     files: int = 0
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    unanalysed: list[str] = field(default_factory=list)
     names: Names = field(default_factory=Names)
 
     def add(self, stats: FileStats) -> None:
@@ -359,6 +362,7 @@ class Archive:
             return
         name = self.names
         self.problems.extend(stats.problems)
+        self.unanalysed.extend(stats.unanalysed)
         for row in stats.games:
             for column in ("player0", "player1", "winner"):
                 row[column] = name(row[column])
