@@ -167,6 +167,14 @@ def test_plots_png_and_svg(tmp_path: Path) -> None:
     assert low < 0.5 < high and math.isclose(low + high, 1.0)
 
 
+def _forward_threads() -> int:
+    from nardtools.core import forward_threads
+
+    before = forward_threads(1)
+    forward_threads(before)
+    return before
+
+
 @needs_corpus
 def test_dask_path_gives_the_same_tables() -> None:
     pytest.importorskip("dask.distributed")
@@ -181,6 +189,8 @@ def test_dask_path_gives_the_same_tables() -> None:
         remote = Archive(keep_turns=True)
         for stats in run_dask(paths, turns=True, client=client):
             remote.add(stats)
+        threads = client.run(_forward_threads)  # (the cluster spreads the files: one thread per task)
+    assert set(threads.values()) == {1}, threads
     remote.games.sort(key=lambda g: (g["file"], g["game"]))
     for table in ("games", "players", "dice", "turns"):
         a, b = local.frame(table), remote.frame(table)

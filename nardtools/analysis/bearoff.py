@@ -78,11 +78,7 @@ def position_indices(counts: np.ndarray, points: int) -> np.ndarray:
     """
     counts = np.asarray(counts, np.int64).reshape(-1, points)
     k = counts.sum(axis=1)
-    comb_table = np.array([[comb(a, b) for b in range(16)] for a in range(points + 16)], np.int64)
-    # below[v, rest]: the sum over u < v of comb(points - u + rest, rest): what a checker on v skips
-    below = np.zeros((points + 2, 16), np.int64)
-    for v in range(2, points + 2):
-        below[v] = below[v - 1] + comb_table[points - (v - 1) + np.arange(16), np.arange(16)]
+    comb_table, below = _index_tables(points)
     index = np.where(k > 0, comb_table[points + np.maximum(k, 1) - 1, np.maximum(k - 1, 0)], 0)
     # each checker's point, ascending (points + 1 past the last checker)
     ascending = np.repeat(np.tile(np.arange(1, points + 2), (len(counts), 1)).ravel(),
@@ -95,6 +91,19 @@ def position_indices(counts: np.ndarray, points: int) -> np.ndarray:
         index += np.where(on, below[a, rest] - below[low, rest], 0)
         low = a
     return index
+
+
+@functools.lru_cache(maxsize=16)
+def _index_tables(points: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`position_indices`' binomials ``comb(a, b)`` and ``below[v, rest]``,
+    the sum over u < v of ``comb(points - u + rest, rest)``: what a checker on v
+    skips (made once per size: a race's odds ask for them thousands of times)."""
+    comb_table = np.array([[comb(a, b) for b in range(16)] for a in range(points + 16)], np.int64)
+    below = np.zeros((points + 2, 16), np.int64)
+    for v in range(2, points + 2):
+        below[v] = below[v - 1] + comb_table[points - (v - 1) + np.arange(16), np.arange(16)]
+    comb_table.flags.writeable = below.flags.writeable = False
+    return comb_table, below
 
 
 @dataclass(frozen=True)

@@ -103,7 +103,7 @@ def run_dask(files: Sequence[str], *, turns: bool = False, race_points: int = 6,
                                    threads_per_worker=1, dashboard_address=None)
             client = Client(cluster)  # type: ignore[no-untyped-call]
     try:
-        futures = client.map(file_stats, list(files), turns=turns, race_points=race_points, encoding=encoding,
+        futures = client.map(_file_stats_in_one_thread, list(files), turns=turns, race_points=race_points, encoding=encoding,
                              analyse=analyse, pure=False)
         for future in as_completed(futures):  # type: ignore[no-untyped-call]
             yield future.result()
@@ -113,6 +113,15 @@ def run_dask(files: Sequence[str], *, turns: bool = False, race_points: int = 6,
             client.close()
             if cluster is not None:
                 cluster.close()
+
+
+def _file_stats_in_one_thread(path: str, **options: Any) -> FileStats:
+    """:func:`file_stats` on a Dask worker, its forward passes in one thread:
+    the cluster already spreads the files over its workers' threads."""
+    from ...core import single_threaded
+
+    single_threaded()
+    return file_stats(path, **options)
 
 
 def collect(paths: Iterable[str | Path], *, turns: bool = False, race_points: int = 6, jobs: int = 1,
