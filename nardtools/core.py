@@ -50,8 +50,9 @@ def forward_threads(n: int) -> int:
     more: a match's luck, a look-ahead) and the rolls' results of many
     boards over up to ``n`` threads, 1 to 16; the number before.  The
     outputs are the same whatever ``n`` is.  A process uses every CPU it may
-    (:func:`usable_cpus`), a worker of a process pool one
-    (:func:`single_threaded`): the pool has already spread the work.
+    (:func:`usable_cpus`) or ``NARDTOOLS_THREADS`` (:func:`threads_setting`),
+    a worker of a process pool one (:func:`single_threaded`): the pool has
+    already spread the work.
 
     >>> before = forward_threads(1); forward_threads(before)
     1
@@ -66,8 +67,33 @@ def single_threaded() -> None:
     forward_threads(1)
 
 
+def threads_setting(text: str | None) -> tuple[int, str | None]:
+    """The threads a process splits its large batches over: ``text`` (the
+    ``NARDTOOLS_THREADS`` variable: a whole number from 1 to 16) where it is
+    set, else every CPU it may use (up to 16); and what is wrong with
+    ``text``, if anything (then the default stands, and every command
+    refuses to run with that line).
+
+    >>> threads_setting("1"), threads_setting(" 3 ")[0], threads_setting("0")[1]
+    ((1, None), 3, 'NARDTOOLS_THREADS=0: expected a whole number of threads from 1 to 16')
+    """
+    default = max(1, min(usable_cpus(), 16))
+    if text is None or not text.strip():
+        return default, None
+    try:
+        n = int(text.strip())
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 16:
+        return default, f"NARDTOOLS_THREADS={text}: expected a whole number of threads from 1 to 16"
+    return n, None
+
+
+#: What is wrong with this process's ``NARDTOOLS_THREADS``, if anything (:func:`threads_setting`).
+THREADS_PROBLEM: str | None = None
 if CORE is not None:
-    CORE.net_threads(max(1, min(usable_cpus(), 16)))
+    _threads, THREADS_PROBLEM = threads_setting(os.environ.get("NARDTOOLS_THREADS"))
+    CORE.net_threads(_threads)
 
 
 def compiled() -> ModuleType | None:

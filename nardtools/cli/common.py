@@ -110,8 +110,11 @@ def command(app: typer.Typer, name: str, panel: str | None = None) -> Callable[[
         @functools.wraps(f)
         def run(*args: object, **kwargs: object) -> None:
             from .. import _notices
+            from ..core import THREADS_PROBLEM
 
             _notices.notice = _say
+            if THREADS_PROBLEM:
+                raise fail(THREADS_PROBLEM)
             try:
                 f(*args, **kwargs)
             except (typer.Exit, typer.Abort):
