@@ -89,10 +89,11 @@ def threads_setting(text: str | None) -> tuple[int, str | None]:
     return n, None
 
 
-#: What is wrong with this process's ``NARDTOOLS_THREADS``, if anything (:func:`threads_setting`).
-THREADS_PROBLEM: str | None = None
+#: What is wrong with this process's ``NARDTOOLS_THREADS``, if anything
+#: (:func:`threads_setting`), with the compiled core or without.
+THREADS_PROBLEM: str | None
+_threads, THREADS_PROBLEM = threads_setting(os.environ.get("NARDTOOLS_THREADS"))
 if CORE is not None:
-    _threads, THREADS_PROBLEM = threads_setting(os.environ.get("NARDTOOLS_THREADS"))
     CORE.net_threads(_threads)
 
 

@@ -60,21 +60,18 @@ def file_stats(path: str, turns: bool = False, race_points: int = 6, encoding: s
     from ...notation.replay import reading_problems, replay_games
 
     fast = core_file_stats(path, data, turns=turns, race_points=race_points, encoding=encoding)
-    if fast is not None:
-        if analyse is not None:
-            try:
-                _analyse_file(fast, path, data, encoding, analyse, on_game)
-            except Exception as e:  # (read whole by the core: a reference that fails to is a bug)
-                return FileStats(str(path), unreadable=f"internal error ({type(e).__name__}: {e}); please report it")
-        elif on_game is not None:
-            for _ in fast.games:
-                on_game()
-        if on_turns is not None and fast.turns is not None:
-            on_turns(fast.turns)
-            fast.turns = None
-        return fast
     out = FileStats(str(path))
     try:
+        if fast is not None:
+            if analyse is not None:
+                _analyse_file(fast, path, data, encoding, analyse, on_game)
+            elif on_game is not None:
+                for _ in fast.games:
+                    on_game()
+            if on_turns is not None and fast.turns is not None:
+                on_turns(fast.turns)
+                fast.turns = None
+            return fast
         record, games = open_record("<stdin>" if path == "-" else path, data, encoding)
         errors = []
         rows: list[dict[str, Any]] = []

@@ -103,8 +103,8 @@ def run_dask(files: Sequence[str], *, turns: bool = False, race_points: int = 6,
                                    threads_per_worker=1, dashboard_address=None)
             client = Client(cluster)  # type: ignore[no-untyped-call]
     try:
-        futures = client.map(_file_stats_in_one_thread, list(files), turns=turns, race_points=race_points, encoding=encoding,
-                             analyse=analyse, pure=False)
+        futures = client.map(_file_stats_in_one_thread, list(files), turns=turns, race_points=race_points,
+                             encoding=encoding, analyse=analyse, pure=False)
         for future in as_completed(futures):  # type: ignore[no-untyped-call]
             yield future.result()
             future.release()
