@@ -71,6 +71,8 @@ BEAROFF_X = 0.6
 #: Long Nardy's race pips are scaled by this to backgammon's (starting counts 167 / 360).
 LONG_PIP_SCALE = 167 / 360
 _EPSILON = 1e-7
+#: :meth:`Valuer.outcomes` of probabilities: P(win), and each kind's probability of winning and of losing (n, K).
+Outcomes = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,7 @@ class Valuer:
         self._tables: dict[tuple[CubeState, int, int, bool], np.ndarray] = {}
 
     # ------------------------------------------------------------ pieces
-    def outcomes(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def outcomes(self, p: np.ndarray) -> Outcomes:
         """P(win), and the probabilities of winning and of losing each kind (n, K)."""
         ex = exclusive(np.atleast_2d(p), self.game)
         won = np.stack([ex[k][0] for k in self.kinds], axis=1)
@@ -261,10 +263,10 @@ class Valuer:
         return 0.5 * (eq * (win - lose) + (win + lose))
 
     # ------------------------------------------------------------ money
-    def money(self, p: np.ndarray, state: CubeState, x: np.ndarray) -> np.ndarray:
+    def money(self, p: np.ndarray, state: CubeState, x: np.ndarray, parts: Outcomes | None = None) -> np.ndarray:
         """Normalised cubeful money equity of the side on roll, the cube as
-        ``state`` has it (Janowski)."""
-        pw, won, lost = self.outcomes(p)
+        ``state`` has it (Janowski; ``parts``: :meth:`outcomes` of ``p``, if known)."""
+        pw, won, lost = parts or self.outcomes(p)
         jacoby = state.jacoby and state.owner is None
         dead_values = np.ones_like(self.values) if jacoby else self.values
         dead = won @ dead_values - lost @ dead_values
@@ -287,8 +289,7 @@ class Valuer:
         return np.asarray(np.where((pw <= _EPSILON) | (pw >= 1 - _EPSILON), dead, out))
 
     # ------------------------------------------------------------ match
-    def dead_mwc(self, p: np.ndarray, state: CubeState,
-                 parts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    def dead_mwc(self, p: np.ndarray, state: CubeState, parts: Outcomes | None = None) -> np.ndarray:
         """MWC of the side on roll with the cube dead at its value (``parts``: :meth:`outcomes` of ``p``, if known)."""
         _, won, lost = parts or self.outcomes(p)
         c = state.value
@@ -325,9 +326,10 @@ class Valuer:
             cube //= 2
         return live[0, 0], live[1, 0]
 
-    def match(self, p: np.ndarray, state: CubeState, x: np.ndarray) -> np.ndarray:
-        """Cubeful MWC of the side on roll, the cube as ``state`` has it."""
-        parts = self.outcomes(p)
+    def match(self, p: np.ndarray, state: CubeState, x: np.ndarray, parts: Outcomes | None = None) -> np.ndarray:
+        """Cubeful MWC of the side on roll, the cube as ``state`` has it
+        (``parts``: :meth:`outcomes` of ``p``, if known)."""
+        parts = parts or self.outcomes(p)
         dead = self.dead_mwc(p, state, parts)
         if not self.rules.cube or not state.cube_alive():
             return dead
@@ -362,22 +364,23 @@ class Valuer:
         return np.asarray(dead * (1 - x) + live * x)
 
     # ------------------------------------------------------------ decisions
-    def cubeful(self, p: np.ndarray, state: CubeState, x: np.ndarray) -> np.ndarray:
+    def cubeful(self, p: np.ndarray, state: CubeState, x: np.ndarray, parts: Outcomes | None = None) -> np.ndarray:
         """The side on roll's cubeful value holding the cube as it is: money
         normalised, or EMG at the score (at the current cube)."""
         if state.money:
-            return self.money(p, state, x)
-        return self.eq_of_mwc(self.match(p, state, x), state)
+            return self.money(p, state, x, parts)
+        return self.eq_of_mwc(self.match(p, state, x, parts), state)
 
     def options(self, p: np.ndarray, state: CubeState, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
         """No double, double/take and double/pass for the side on roll, in its
         units at the current cube (money normalised, or EMG)."""
-        nd = self.cubeful(p, state, x)
+        parts = self.outcomes(p)   # (one split of p for both actions)
+        nd = self.cubeful(p, state, x, parts)
         taken = state.doubled()
         if state.money:
-            dt = 2 * self.money(p, taken, x)
+            dt = 2 * self.money(p, taken, x, parts)
         else:
-            dt = self.eq_of_mwc(self.match(p, taken, x), state)
+            dt = self.eq_of_mwc(self.match(p, taken, x, parts), state)
         return nd, dt, 1.0
 
     def leaf(self, p: np.ndarray, rows: np.ndarray, state: CubeState) -> np.ndarray:
