@@ -45,6 +45,10 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
+#: The most threads a batch is split over (the core's ``FORWARD_MAX_THREADS``).
+MOST_THREADS = 16
+
+
 def forward_threads(n: int) -> int:
     """Split the networks' large forward passes (a thousand positions or
     more: a match's luck, a look-ahead) and the rolls' results of many
@@ -77,24 +81,24 @@ def threads_setting(text: str | None) -> tuple[int, str | None]:
     >>> threads_setting("1"), threads_setting(" 3 ")[0], threads_setting("0")[1]
     ((1, None), 3, 'NARDTOOLS_THREADS=0: expected a whole number of threads from 1 to 16')
     """
-    default = max(1, min(usable_cpus(), 16))
+    default = max(1, min(usable_cpus(), MOST_THREADS))
     if text is None or not text.strip():
         return default, None
     try:
         n = int(text.strip())
     except ValueError:
         n = 0
-    if not 1 <= n <= 16:
-        return default, f"NARDTOOLS_THREADS={text}: expected a whole number of threads from 1 to 16"
+    if not 1 <= n <= MOST_THREADS:
+        return default, f"NARDTOOLS_THREADS={text}: expected a whole number of threads from 1 to {MOST_THREADS}"
     return n, None
 
 
 #: What is wrong with this process's ``NARDTOOLS_THREADS``, if anything
 #: (:func:`threads_setting`), with the compiled core or without.
 THREADS_PROBLEM: str | None
-_threads, THREADS_PROBLEM = threads_setting(os.environ.get("NARDTOOLS_THREADS"))
+_THREADS, THREADS_PROBLEM = threads_setting(os.environ.get("NARDTOOLS_THREADS"))
 if CORE is not None:
-    CORE.net_threads(_threads)
+    CORE.net_threads(_THREADS)
 
 
 def compiled() -> ModuleType | None:
