@@ -238,16 +238,22 @@ def set_errors(path: Path, networks: dict[str, str | None], plies: list[int], jo
 def _table(errors: dict[tuple[str, int], np.ndarray], stderr: np.ndarray,
            seconds: dict[tuple[str, int], float], old: str) -> None:
     """The error table: each row's mean, its RMS with the rollouts' noise
-    taken out, its share over 0.1, and its mean over the network ``old``'s
-    at the same ply."""
+    taken out, its share over 0.1, its mean over the network ``old``'s at
+    the same ply, and how far it is from half the old one's (the issue's
+    mark): its error less half the old one's, position by position, as a
+    mean and that mean's standard error."""
     print("| network | ply | mean abs equity error | RMS error, noise removed | share > 0.1 | over the old one's "
-          "| seconds |\n|---|---|---|---|---|---|---|")
+          "| less half the old one's | seconds |\n|---|---|---|---|---|---|---|---|")
     for (name, ply), error in errors.items():
         rms = np.sqrt(max(float((error ** 2).mean() - (stderr ** 2).mean()), 0.0))
         base = errors.get((old, ply))
-        ratio = f"{error.mean() / base.mean():.3f}" if base is not None and base.mean() else "-"
+        ratio = margin = "-"
+        if base is not None and base.mean():
+            gap = error - base / 2
+            ratio = f"{error.mean() / base.mean():.3f}"
+            margin = f"{gap.mean():+.5f} ± {gap.std(ddof=1) / np.sqrt(len(gap)):.5f}"
         print(f"| {name} | {ply} | {error.mean():.4f} | {rms:.4f} | {100 * (error > 0.1).mean():.1f}% | {ratio} | "
-              f"{seconds[name, ply]:.0f} |", flush=True)
+              f"{margin} | {seconds[name, ply]:.0f} |", flush=True)
 
 
 def pooled(measured: list[tuple[str, Errors]], old: str) -> None:

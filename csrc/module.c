@@ -1300,6 +1300,10 @@ PyMODINIT_FUNC PyInit__core(void)
 {
     board_init();   /* here, under the interpreter's lock: searches run in threads without it */
     PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "TURN_ROW_SIZE", (long)sizeof(TurnRow)) < 0) { Py_DECREF(m); return NULL; }
+    if (m && (PyModule_AddIntConstant(m, "TURN_ROW_SIZE", (long)sizeof(TurnRow)) < 0
+              || PyModule_AddIntConstant(m, "MOST_THREADS", FORWARD_MAX_THREADS) < 0)) {
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 }

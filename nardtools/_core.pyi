@@ -10,6 +10,8 @@ import numpy as np
 
 #: bytes of one packed turn row of ``mat_stats`` (``TurnRow`` of csrc/stats.h)
 TURN_ROW_SIZE: int
+#: the most threads ``net_threads`` splits a batch over (``FORWARD_MAX_THREADS`` of csrc/module.c)
+MOST_THREADS: int
 
 Side = Sequence[int]  # one side's 26 counts: off, points 1-24, bar
 Steps = tuple[tuple[int, int], ...]

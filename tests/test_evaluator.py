@@ -648,10 +648,11 @@ def test_a_forward_pass_split_over_threads_gives_the_same_outputs(game):
     keeps to one thread; the count is checked where it enters."""
     from nardtools.analysis.evaluate import load_network
     from nardtools.analysis.selfplay import roll_successors
-    from nardtools.core import CORE, forward_threads, single_threaded
+    from nardtools.core import CORE, MOST_THREADS, forward_threads, single_threaded
 
     if CORE is None:
         pytest.skip("the compiled core is not built")
+    assert MOST_THREADS == 16   # the core's own limit, as NARDTOOLS_THREADS documents it
     boards = np.array(_positions(game, 2))
     rows = np.concatenate([boards, roll_successors(find_ruleset(game).rules, boards)[0]])
     assert len(rows) >= 5_000
