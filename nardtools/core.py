@@ -45,10 +45,9 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-#: The most threads a batch is split over: the compiled core's limit; 16
-#: without the core (whose passes all run in one thread) or from a core built
-#: before it said its limit, so that a stale build still imports.
-MOST_THREADS: int = getattr(CORE, "MOST_THREADS", 16)
+#: The most threads a batch is split over: the compiled core's limit, and
+#: 16 without the core (whose passes all run in one thread).
+MOST_THREADS: int = CORE.MOST_THREADS if CORE is not None else 16
 
 
 def forward_threads(n: int) -> int:
