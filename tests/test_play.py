@@ -125,3 +125,95 @@ def test_illegal_plays_and_commands_out_of_place_say_why() -> None:
     for refused in ("gulbara", "crazy-gulbara", "dutch"):  # rules the networks do not cover: said clearly
         with pytest.raises(NardtoolsError, match="cannot evaluate"):
             Session(refused)
+
+
+def _drive(s: Session, out: list[str], turns: int) -> list[str]:
+    """Play ``turns`` of the learner's commands (each roll's last legal play); every line seen."""
+    seen = list(out)
+    for _ in range(turns):
+        if s.finished:
+            break
+        assert s.game is not None
+        command = {"cube": "roll", "answer": "take", "keep": "keep"}.get(s.awaiting) or (
+            str(s.game.legal_plays()[-1].play) or "-")
+        seen += s.command(command)
+    return seen
+
+
+def test_a_roll_with_no_legal_play_passes_the_turn_and_says_so() -> None:
+    s = Session("backgammon", human=0, seed=2, tutor=False)
+    seen = _drive(s, s.start(), 30)
+    passed = [line for line in seen if line.startswith("you rolled ")]
+    assert passed[0] == "you rolled 55: no legal play, the turn passes"
+    assert "X 55: -" in s.record()  # recorded as the pass it is
+    before = seen.index(passed[0])
+    assert not seen[before - 1].startswith("position: ")  # nothing was asked for it
+    assert any(line.startswith("bot rolls ") for line in seen)  # the bot's dice are shown
+
+
+def test_undo_is_offered_only_when_there_is_a_play_to_take_back() -> None:
+    s = Session("long", human=0, seed=3)
+    s.start()
+    assert s.awaiting == "play" and not s.may_undo
+    assert s.game is not None
+    s.command(str(s.game.legal_plays()[0].play))
+    assert s.may_undo
+
+
+def test_hostile_names_are_saved_as_records_that_read_back(tmp_path: Path) -> None:
+    from nardtools.notation.reading import read_record
+
+    name = 'a "quoted" \\ name\nwith a line break'
+    s = Session("long", human=0, seed=3, names=(name, "nardtools"))
+    s.start()
+    assert s.save(tmp_path / "game.nrd") == [f"saved: {tmp_path / 'game.nrd'}"]
+    assert read_record(tmp_path / "game.nrd").games[0].tags[2] == ("X", name)
+
+
+def _started(tmp_path: Path, out: Path, *args: str) -> subprocess.Popen[str]:
+    """``play`` as a script runs it, stopped at its first question."""
+    proc = subprocess.Popen([sys.executable, "-m", "nardtools", "play", "-o", str(out), *args],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            bufsize=1, cwd=tmp_path)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("position: "):
+            return proc
+    raise AssertionError("play asked nothing")
+
+
+@pytest.mark.parametrize("signal_name, code", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_an_interrupted_terminal_game_is_saved(tmp_path: Path, signal_name: str, code: int) -> None:
+    import signal
+
+    from nardtools.notation.reading import read_record
+
+    out = tmp_path / "game.nrd"
+    proc = _started(tmp_path, out, "--seed", "3")
+    proc.send_signal(getattr(signal, signal_name))
+    rest, _ = proc.communicate(timeout=120)
+    assert proc.returncode == code
+    assert f"saved: {out}" in rest.splitlines()
+    assert read_record(out).games
+
+
+def test_a_terminal_game_whose_folder_is_gone_is_saved_in_the_current_folder(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    proc = _started(tmp_path, gone / "game.nrd")
+    gone.rmdir()
+    rest, _ = proc.communicate("quit\n", timeout=120)
+    assert proc.returncode == 0
+    lines = rest.splitlines()
+    assert any(line.startswith(f"could not save to {gone / 'game.nrd'}") for line in lines)
+    assert lines[-1] == f"saved: {tmp_path / 'game.nrd'}" and (tmp_path / "game.nrd").exists()
+
+
+def test_the_seed_is_chosen_and_printed_when_not_given(tmp_path: Path) -> None:
+    seeds = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-m", "nardtools", "play", "-o", str(tmp_path / "g.nrd")],
+                              input="quit\n", capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        seeds.append(done.stdout.splitlines()[0])
+    assert all(line.startswith("seed: ") for line in seeds) and seeds[0] != seeds[1]

@@ -105,12 +105,7 @@ def _play_in_browser(browser: Any, server: PlayServer, shots: Path | None, name:
 def test_a_game_is_played_to_the_end_in_the_browser(browser: Any, tmp_path: Path, rules: str, match: int) -> None:
     saved = tmp_path / "game.nrd"
     session = Session(rules, human=0, seed=4, match=match)
-
-    def save() -> list[str]:
-        saved.write_text(session.record(), encoding="utf-8")
-        return [f"saved: {saved}"]
-
-    server = PlayServer(session, on_finish=save)
+    server = PlayServer(session, save_to=saved)
     server.serve_in_background()
     shots = Path(os.environ["NARDTOOLS_SCREENSHOTS"]) if os.environ.get("NARDTOOLS_SCREENSHOTS") else None
     try:
@@ -119,5 +114,81 @@ def test_a_game_is_played_to_the_end_in_the_browser(browser: Any, tmp_path: Path
         server.close()
     assert any(line.startswith("bot plays: ") for line in log)
     assert ("match over" if match else "session over") in log and log[-1] == f"saved: {saved}"
+    assert any(line.startswith("summary: ") for line in log)  # the end is shown on the page, not reloaded away
     replayed = replay_match(read_record(saved))
     assert not replayed.errors and all(g.complete for g in replayed.games)
+
+
+def _raw(server: PlayServer, request: bytes, timeout: float = 10) -> bytes:
+    """Send raw bytes to the server; what comes back."""
+    import socket
+
+    with socket.create_connection(server.httpd.server_address[:2], timeout=timeout) as sock:
+        sock.sendall(request)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _request(server: PlayServer, body: bytes, *, token: str | bytes | None = None,
+             host: str | None = None, origin: str | None = None) -> bytes:
+    port = server.httpd.server_address[1]
+    t = token if token is not None else server.token
+    t = t.encode("utf-8") if isinstance(t, str) else t
+    head = [b"POST /api/command?token=" + t + b" HTTP/1.1", f"Host: {host or f'127.0.0.1:{port}'}".encode(),
+            b"Content-Type: application/json", f"Content-Length: {len(body)}".encode(), b"Connection: close"]
+    if origin is not None:
+        head.append(f"Origin: {origin}".encode())
+    return _raw(server, b"\r\n".join(head) + b"\r\n\r\n" + body)
+
+
+def test_hostile_requests_get_an_answer_and_change_nothing() -> None:
+    server = PlayServer(Session("long", human=0, seed=3))
+    server.serve_in_background()
+    try:
+        before = server.state()
+        assert b" 403 " in _request(server, b'{"command": "quit"}', token="tök€n".encode())  # non-ASCII token
+        assert b" 403 " in _request(server, b'{"command": "quit"}', token=b"%FF%FE")
+        assert b" 400 " in _request(server, b"[" * 4000 + b"]" * 4000)  # nested past the parser's depth
+        assert b" 403 " in _request(server, b'{"command": "quit"}', host="evil.example:80")  # DNS rebinding
+        assert b" 403 " in _request(server, b'{"command": "quit"}', origin="http://evil.example")
+        assert server.state() == before and not server.session.finished
+        # the one-time link sets the cookie once, and is dead after
+        first = _raw(server, f"GET /launch/{server._launch} HTTP/1.1\r\nHost: 127.0.0.1:{server.httpd.server_address[1]}"
+                             f"\r\nConnection: close\r\n\r\n".encode())
+        assert b" 303 " in first and f"nardtools_play={server.token}".encode() in first
+        again = first.split(b"\r\n")[0]
+        assert b"303" in again and server._launch == ""
+        # a client that sends half a request and stops holds no lock: others are served meanwhile
+        import socket
+
+        stalled = [socket.create_connection(server.httpd.server_address[:2]) for _ in range(5)]
+        for sock in stalled:
+            sock.sendall(b"POST /api/command HTTP/1.1\r\nContent-Length: 100\r\n\r\n{")
+        assert b" 200 " in _request(server, b'{"command": "moves"}')
+        for sock in stalled:
+            sock.close()
+    finally:
+        server.close()
+
+
+def test_a_save_that_fails_at_the_end_is_saved_elsewhere_and_the_session_ends(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    server = PlayServer(Session("long", human=0, seed=3), save_to=gone / "game.nrd")
+    server.serve_in_background()
+    try:
+        gone.rmdir()  # the output folder removed while playing
+        status, answer = _post(server, b'{"command": "quit"}')
+        assert status == 200 and answer["ok"] and answer["finished"]
+        assert server.done.wait(10)
+        assert any(line.startswith("could not save to ") for line in answer["lines"])
+        assert answer["lines"][-1] == f"saved: {here / 'game.nrd'}"
+        assert read_record(here / "game.nrd").games
+    finally:
+        server.close()

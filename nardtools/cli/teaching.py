@@ -143,7 +143,8 @@ def play_command(
                                      "0, 1 or 2.")] = 0,
     tutor: Annotated[bool, typer.Option("--tutor/--no-tutor", help="Warn before a play or cube action "
                                         "that loses at least 0.030 (doubtful).")] = True,
-    seed: Annotated[int, typer.Option("--seed", min=0, max=2**31, help="The dice.")] = 1,
+    seed: Annotated[int | None, typer.Option("--seed", min=0, max=2**31, help="The dice (default: chosen at "
+                                             "random and printed, to play the same dice again).")] = None,
     match: Annotated[int, typer.Option("--match", min=0, max=64, help="A match to N points (0: one money "
                                        "game).")] = 0,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Where to save the game (.nrd, or "
@@ -163,11 +164,10 @@ def play_command(
     your plays a line `position: ...` gives the position with its dice, and
     the bot's plays come as `bot plays: ...`.  The game is saved as a record
     that validate, replay and analyse read."""
+    import secrets
     import sys
     import time
 
-    from ..errors import NardtoolsError
-    from ..teaching.diagram import diagram
     from ..teaching.tutor import Session
     from .common import ruleset
 
@@ -175,55 +175,17 @@ def play_command(
         raise fail(f"--as {side!r}: expected X or O")
     if output is not None:
         output_path(output, (".nrd", ".mat", ".sgf"), "game record")
+    if seed is None:
+        seed = secrets.randbelow(2**31)
     session = Session(ruleset(rules, settings), human="XO".index(side.upper()), ply=ply, tutor=tutor, seed=seed,
                       match=match, names=(name, "nardtools"), evaluator=evaluator)
     path = output or Path(f"nardtools-play-{time.strftime('%Y%m%d-%H%M%S')}.nrd")
-
-    def save() -> list[str]:
-        text = session.record()
-        if path.suffix.lower() in (".mat", ".sgf"):
-            from ..notation.convert import convert
-            from ..notation.reading import read_record
-            from ..notation.replay import replay_match
-
-            text, _ = convert(replay_match(read_record("session.nrd", text)), path.suffix.lower()[1:])
-        write_output(path, text)
-        return [*session.summary(), f"saved: {path}"]
-
+    typer.echo(f"seed: {seed} (--seed {seed} plays the same dice again)")
     if web:
-        import webbrowser
+        from ..teaching.play_web import play_in_browser
 
-        from ..teaching.play_web import PlayServer
-
-        server = PlayServer(session, on_finish=save)
-        server.serve_in_background()
-        typer.echo(f"serving: {server.url} (Ctrl-C stops; the game is saved when it ends)")
-        webbrowser.open(server.url)
-        try:
-            server.done.wait()
-        except KeyboardInterrupt:
-            if not session.finished:
-                for line in save():
-                    typer.echo(line)
-        finally:
-            server.close()
+        play_in_browser(session, path, say=typer.echo)
         return
-    interactive = sys.stdin.isatty()
+    from ..teaching.play_terminal import play_in_terminal
 
-    def show(lines: list[str]) -> None:
-        for line in lines:
-            if interactive and line.startswith("position: "):
-                typer.echo(diagram(session.setup(), session.names))
-            typer.echo(line)
-
-    show(session.start())
-    while not session.finished:
-        try:
-            text = input("> " if interactive else "")
-        except EOFError:
-            break
-        try:
-            show(session.command(text))
-        except NardtoolsError as e:  # a command out of place: said, and nothing changes
-            typer.echo(f"error: {e}")
-    show(save())
+    play_in_terminal(session, path, interactive=sys.stdin.isatty(), say=typer.echo)

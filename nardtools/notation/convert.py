@@ -82,6 +82,11 @@ def _losses(replayed: Any, in_movetext: bool) -> list[str]:
                       and k not in ("Score", "GameNumber", "Result", AUTO_DOUBLES)}
     notes = []
     if not in_movetext:
+        from .mat import mat_name
+
+        changed = [name for name in replayed.record.players if mat_name(name) != name]
+        if changed:
+            notes.append("names the format cannot hold as they are: " + ", ".join(map(repr, changed)))
         if comments:
             notes.append(_count(comments, "comment"))
         if glyphs:

@@ -319,6 +319,33 @@ def _write_cell(action: Action, play_text: str | None) -> str:
     return {ActionKind.TAKE: " Takes", ActionKind.DROP: " Drops", ActionKind.RESIGN: " Resigns"}[kind]
 
 
+def mat_text(text: str) -> str:
+    """A name or tag value as a ``.mat`` line can hold it: the format has no
+    escapes, so a line break or other control character becomes a space.
+    Every name and tag the writer puts out goes through here.
+
+    >>> mat_text("Ann\\nSmith")
+    'Ann Smith'
+    """
+    return "".join(" " if not c.isprintable() else c for c in text).strip()
+
+
+def mat_name(name: str) -> str:
+    """A player's name as the score line can hold it (:func:`mat_text`, and
+    what would make the line read otherwise changed: a colon, which ends a
+    name there, becomes a full stop; a leading ``;`` or ``#``, which would
+    make the line a comment, and a trailing ``, 1500``, which readers take
+    for a rating, lose their sign).
+
+    >>> mat_name("Ann: the 2nd")
+    'Ann. the 2nd'
+    """
+    text = mat_text(name).replace(":", ".")
+    if text[:1] in (";", "#"):
+        text = "_" + text[1:]
+    return _RATING.sub(lambda m: m[0].replace(",", " ", 1), text)
+
+
 def write_mat(record: MatchRecord, plays: Mapping[int, str] | None = None) -> str:
     """``.mat`` text for a record, laid out as GNU Backgammon writes it.
 
@@ -328,16 +355,16 @@ def write_mat(record: MatchRecord, plays: Mapping[int, str] | None = None) -> st
     """
     out: list[str] = []
     for key, value in record.tags:
-        out.append(f'; [{key} "{value.replace(chr(34), chr(39))}"]')
+        out.append(f'; [{mat_text(key)} "{mat_text(value).replace(chr(34), chr(39))}"]')
     out += [f"; {c}" if c else ";" for c in record.comments if not MAT_TAG.search(c)]
     if record.tags or record.comments:
         out.append("")
     out += [f" {record.length} point match", ""]
-    names = record.players
+    names = [mat_name(name) for name in record.players]
     for game in record.games:
         out.append(f" Game {game.number}")
         left = f"{names[0]} : {game.score[0]}"
-        out.append(f" {left:<31}{names[1]} : {game.score[1]}")
+        out.append(f" {left:<30} {names[1]} : {game.score[1]}")
         out += [f'; [{k} "{v}"]' for k, v in game.tags if k == AUTO_DOUBLES]
         for number, left_action, right_action in game.rows():
             if number == 0 and left_action is not None and left_action.board is not None:

@@ -284,8 +284,24 @@ def _tags_in_order(tags: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
-def _quoted(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
+_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\f": "\\f"})
+
+
+def quoted(value: str) -> str:
+    r"""A tag's or board edit's value as the format writes it between quotes:
+    backslash, quote and the line breaks escaped, so that any value, a player
+    name with a newline in it included, reads back as it was.  Every quoted
+    value the native writers put out goes through here.
+
+    >>> print(quoted('say "hi"\nbye'))
+    say \"hi\"\nbye
+    """
+    return value.translate(_ESCAPES)
+
+
+def tag_line(key: str, value: str) -> str:
+    """One tag line, ``[Key "value"]``, the value :func:`quoted`."""
+    return f'[{key} "{quoted(value)}"]'
 
 
 def _comment(text: str) -> str:
@@ -299,7 +315,7 @@ def _action_text(a: Action, plays: dict[int, str], money: bool) -> str:
     parts = [_comment(c) for c in a.before]
     if a.kind is ActionKind.SET_BOARD:
         dice = f"{side} {a.dice_order[0]}{a.dice_order[1]}: " if a.dice_order else ""
-        parts.append(f'{dice}= "{_quoted(str(a.board))}"')
+        parts.append(f'{dice}= "{quoted(str(a.board))}"')
     elif a.kind is ActionKind.ROLL:
         play = plays.get(id(a), a.play or "")
         if a.part:
@@ -413,7 +429,7 @@ def write_native(record: MatchRecord, plays: dict[int, str] | None = None,
         tags = list(game.tags)
         if results and id(game) in results:
             tags = [(k, v) for k, v in tags if k != "Result"] + [("Result", results[id(game)])]
-        lines = [f'[{k} "{_quoted(v)}"]' for k, v in _tags_in_order(tags)]
+        lines = [tag_line(k, v) for k, v in _tags_in_order(tags)]
         lines.append("")
         for number, left_action, right_action in game.rows():
             if number == 0 and left_action is not None:  # a board edit on its own

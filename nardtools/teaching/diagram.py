@@ -66,16 +66,30 @@ _BOX = str.maketrans({"+": "┼", "-": "─", "|": "│"})
 _ROUND = str.maketrans({"X": "●", "O": "○"})
 
 
-def diagram(setup: Setup | Position, names: Sequence[str] = ("", ""), *, unicode: bool = False) -> str:
+def diagram(setup: Setup | Position, names: Sequence[str] = ("", ""), *, unicode: bool = False,
+            text_letters: bool = False) -> str:
     """The text diagram of ``setup``; see the module docstring.  ``names`` are
-    the players' names (player 0 first)."""
+    the players' names (player 0 first).  ``text_letters`` draws GNU
+    Backgammon's frame with the position text's letters (player 0 ``X``), as
+    ``play`` does, where the prompt's position text calls the learner by them."""
     if isinstance(setup, Position):
         setup = Setup(setup)
     if setup.position.kind is GameKind.LONG:
         text = _long_frame(setup, names)
     else:
         text = _gnubg_frame(setup, [name or f"player {PLAYER_NAMES[i]}" for i, name in enumerate(names)])
+        if text_letters:
+            text = _text_letters(text)
     return _unicode(text) if unicode else text
+
+
+def _text_letters(text: str) -> str:
+    """GNU Backgammon's frame with ``X`` and ``O`` swapped on the board and in
+    the legend's letters (the first 50 columns below the ID lines), never in
+    a name."""
+    swap = str.maketrans("XO", "OX")
+    lines = text.split("\n")
+    return "\n".join(lines[:2] + [line[:50].translate(swap) + line[50:] for line in lines[2:]])
 
 
 def _points(position: Position) -> tuple[list[int], list[int], int, int]:

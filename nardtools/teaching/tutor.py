@@ -9,7 +9,9 @@ output and the browser page show the same thing:
 - ``position: <position with its dice, cube and score>`` before each of the
   learner's plays (the canonical position text: a script can answer it);
 - ``cube: you may double: double, or roll`` where the learner may double;
-- ``bot plays: <play>``, ``bot doubles to N: take or pass``, ``bot takes``,
+- ``bot rolls <dice>`` then ``bot plays: <play>``; ``you rolled <dice>: no
+  legal play, the turn passes`` (nothing is asked then); ``bot doubles to N:
+  take or pass``, ``bot takes``,
   ``bot passes``;
 - ``tutor: ...`` before a play or cube action that loses at least the
   doubtful threshold (0.030): the best action, the equity lost, the mark;
@@ -37,6 +39,7 @@ import copy
 import dataclasses
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NardtoolsError
@@ -134,16 +137,51 @@ class Session:
                     if self._human_may_double():
                         return [*out, "cube: you may double: double, or roll"]
                     game.roll()
-                    return out + self._prompt()
+                    continue
                 if self._bot_doubles():
                     game.double()
                     self.lines.append(f"{PLAYER_NAMES[side]} double => {game.cube * 2}")
                     continue
                 game.roll()
             if game.phase is Phase.PLAY:
-                if side == self.human:
+                if side != self.human:
+                    out += self._bot_plays()
+                elif (forced := self._no_play()) is not None:
+                    out.append(forced)
+                else:
                     return out + self._prompt()
-                out += self._bot_plays()
+
+    def _no_play(self) -> str | None:
+        """Where the learner's roll has no legal play: the turn passed, said
+        as a line; else None."""
+        game = self.game
+        assert game is not None
+        plays = game.legal_plays()
+        if len(plays) != 1 or plays[0].play.steps:
+            return None
+        self.lines.append(f"{PLAYER_NAMES[self.human]} {game.rolled}: -")
+        rolled = game.rolled
+        game.play(plays[0].play)
+        return f"you rolled {rolled}: no legal play, the turn passes"
+
+    @property
+    def awaiting(self) -> str:
+        """What the session waits for from the learner: ``play``, ``keep`` (a
+        tutor's warning is pending), ``cube`` (double, or roll), ``answer``
+        (take or pass), or ``""`` once it is over."""
+        game = self.game
+        if self.finished or game is None:
+            return ""
+        if self.warning is not None:
+            return "keep"
+        if game.phase is Phase.DOUBLED:
+            return "answer"
+        return "cube" if game.phase is Phase.ROLL else "play"
+
+    @property
+    def may_undo(self) -> bool:
+        """Whether ``undo`` has a play of the learner's to take back."""
+        return self.snapshot is not None and not self.finished
 
     def _prompt(self) -> list[str]:
         game = self.game
@@ -213,9 +251,10 @@ class Session:
         game = self.game
         assert game is not None
         best = self.ranked()[0]
-        self.lines.append(f"{PLAYER_NAMES[1 - self.human]} {game.rolled}: {str(best.play) or '-'}")
+        rolled = game.rolled
+        self.lines.append(f"{PLAYER_NAMES[1 - self.human]} {rolled}: {str(best.play) or '-'}")
         game.play(best.play)
-        return [f"bot plays: {str(best.play) or '-'}"]
+        return [f"bot rolls {rolled}", f"bot plays: {str(best.play) or '-'}"]
 
     # ------------------------------------------------------------ commands
     def command(self, text: str) -> list[str]:
@@ -317,7 +356,7 @@ class Session:
             if warned:
                 self.lines.append(f"{{{me} did not double; tutor: {warned}}}")
             game.roll()
-            return self._prompt()
+            return self._advance()
         if command == "double":
             game.double()
             self.lines.append(f"{me} double => {game.cube * 2}{note}")
@@ -372,6 +411,8 @@ class Session:
     # ------------------------------------------------------------ the record
     def record(self) -> str:
         """The session's games in the native format, the tutor's findings as comments."""
+        from ..notation.native import tag_line
+
         blocks = []
         for game, lines in self.games:
             tags = [("Game", self.rules.game.value), ("Ruleset", self.ruleset.name), ("X", self.names[0]),
@@ -380,9 +421,62 @@ class Session:
             o = game.outcome
             result = (f"{PLAYER_NAMES[o.winner]} wins {o.points} point{'s' if o.points != 1 else ''} ({o.kind})"
                       if o is not None else "*")
-            head = "\n".join(f'[{k} "{v}"]' for k, v in [*tags, ("Result", result)])
+            head = "\n".join(tag_line(k, v) for k, v in [*tags, ("Result", result)])
             blocks.append(head + "\n\n" + "\n".join(lines) + f"\n{result}\n")
         return "\n".join(blocks)
+
+    def save(self, path: Path) -> list[str]:
+        """Write the record to ``path`` (native, or ``.mat``/``.sgf`` by its
+        suffix) atomically and say where it went, as lines.
+
+        A game played is never lost: where ``path`` cannot be written (its
+        folder removed, no room, no permission) the record goes to the same
+        name in the current folder, then in the system's temporary folder,
+        and the lines say so; where nothing can be written at all, the
+        record itself is among the lines, to copy from the screen.  A format
+        that cannot hold the record is written natively (``.nrd``) instead."""
+        import tempfile
+
+        from .._io import write_atomically
+        from ..errors import ConversionError
+
+        text, said = self.record(), []
+        suffix = path.suffix.lower()
+        if suffix in (".mat", ".sgf"):
+            from ..notation.convert import convert
+            from ..notation.reading import read_record
+            from ..notation.replay import replay_match
+
+            try:
+                text, _ = convert(replay_match(read_record("session.nrd", text)), suffix[1:])
+            except ConversionError as e:
+                path = path.with_suffix(".nrd")
+                said.append(f"not saved as {suffix}: {e}; saved natively instead")
+        failed: list[str] = []
+        for place in dict.fromkeys([path, Path.cwd() / path.name, Path(tempfile.gettempdir()) / path.name]):
+            try:
+                write_atomically(place, text)
+            except OSError as e:
+                failed.append(f"{place}: {e.strerror or e}")
+                continue
+            if failed:
+                said.append(f"could not save to {'; nor to '.join(failed)}")
+            return [*said, f"saved: {place}"]
+        return [*said, f"could not save to {'; nor to '.join(failed)}; the record follows, to copy:",
+                *text.splitlines(), "not saved"]
+
+    def finish(self, path: Path) -> list[str]:
+        """End the session however it ends (over, quit, Ctrl-C, the browser
+        gone): the record saved (:meth:`save`) first, then the learner's
+        summary, as lines; a summary that cannot be made is said, the record
+        is saved all the same."""
+        self.finished = True
+        saved = self.save(path)
+        try:
+            summary = self.summary()
+        except NardtoolsError as e:
+            summary = [f"summary: not made ({e})"]
+        return [*summary, *saved]
 
     def summary(self) -> list[str]:
         """The learner's figures, from the analysis of the record (as ``analyse`` gives them)."""
