@@ -158,6 +158,9 @@ def test_undo_is_offered_only_when_there_is_a_play_to_take_back() -> None:
     assert s.game is not None
     s.command(str(s.game.legal_plays()[0].play))
     assert s.may_undo
+    # the record numbers its turns (the replay page numbered the bot's 0. without)
+    moves = [line for line in s.record().splitlines() if line[:1].isdigit()]
+    assert moves[:2] == [f"1. {moves[0][3:]}", f"1. {moves[1][3:]}"] and moves[0][3] != moves[1][3]
 
 
 def test_hostile_names_are_saved_as_records_that_read_back(tmp_path: Path) -> None:

@@ -422,7 +422,7 @@ class Session:
             result = (f"{PLAYER_NAMES[o.winner]} wins {o.points} point{'s' if o.points != 1 else ''} ({o.kind})"
                       if o is not None else "*")
             head = "\n".join(tag_line(k, v) for k, v in [*tags, ("Result", result)])
-            blocks.append(head + "\n\n" + "\n".join(lines) + f"\n{result}\n")
+            blocks.append(head + "\n\n" + "\n".join(_numbered(lines)) + f"\n{result}\n")
         return "\n".join(blocks)
 
     def save(self, path: Path) -> list[str]:
@@ -496,3 +496,17 @@ class Session:
         replayed = replay_match(read_record("session.nrd", self.record()))
         analysis = analyse_match(replayed, ply=self.ply, evaluator=self.ev.evaluator, weights=self.ev.weights)
         return analysis.players[self.human] if analysis.players[self.human].decisions else None
+
+
+def _numbered(lines: list[str]) -> list[str]:
+    """A game's record lines with move numbers before the rolls: the number
+    goes up each time the side that began plays again, as in every record."""
+    out, number, starter = [], 0, None
+    for line in lines:
+        side, _, rest = line.partition(" ")
+        if side in PLAYER_NAMES and rest[:2].isdigit() and rest[2:3] == ":":  # "X 53: ..."
+            starter = side if starter is None else starter
+            number += side == starter
+            line = f"{number}. {line}"
+        out.append(line)
+    return out
