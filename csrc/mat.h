@@ -31,6 +31,7 @@ typedef struct {
 typedef struct {
     const Rules *r;
     int length, header, crawford_done, first_game;
+    int expected[2], have_expected;   /* the score the last game's result gives, when it ended one below the length */
     char names[2][64];
     int named;
     long games, complete, turns;

@@ -20,6 +20,9 @@ int record_game(MatFile *f, const GameRec *rec, Game *g)
 {
     const Rules *r = f->r;
     int crawford = 0, length = f->length;
+    if (length && (rec->score[0] >= length || rec->score[1] >= length)) DEFER(f, rec->line);   /* no game is played */
+    if (f->have_expected && (rec->score[0] != f->expected[0] || rec->score[1] != f->expected[1]))
+        DEFER(f, rec->line);   /* the header contradicts the results: the reference warns, and scores by them */
     if (length && r->v[R_CUBE] && r->v[R_CRAWFORD] && !f->crawford_done) {   /* as Rules.has_crawford_game */
         int a = rec->score[0] == length - 1, b = rec->score[1] == length - 1;
         if (a || b) { f->crawford_done = 1; crawford = !(a && b); }
@@ -91,6 +94,15 @@ int replay_game(MatFile *f, GameRec *rec, Game *g, TurnHook on_turn, void *user)
             break;
         default:
             DEFER(f, a->line);
+        }
+    }
+    f->have_expected = 0;   /* the next game's score, by this one's result (nardtools.notation.replay._score) */
+    if (f->length && g->phase == G_OVER) {
+        int e0 = g->score[0] + (g->winner == 0) * g->points, e1 = g->score[1] + (g->winner == 1) * g->points;
+        if (e0 < f->length && e1 < f->length) {
+            f->expected[0] = e0;
+            f->expected[1] = e1;
+            f->have_expected = 1;
         }
     }
     return 1;

@@ -43,12 +43,14 @@ error rate and alerts, and the total luck.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..notation.record import Action, ActionKind
 from .cubeful import CubeDecision, cube_decision, cube_decisions
 from .evaluate import Evaluator, PlayValue, rank_turns, valued
 from .nets import boards_of
@@ -541,7 +543,6 @@ def handout(replayed: ReplayedMatch, analysis: MatchAnalysis) -> str:
 
     from .. import __version__
     from ..notation.native import export_native
-    from ..notation.record import Action, ActionKind
 
     by_cell = {t.where: t for turns in analysis.games.values() for t in turns}
     cubes = {c.where: c for entries in analysis.cubes.values() for c in entries if c.alert or c.mark}
@@ -549,6 +550,7 @@ def handout(replayed: ReplayedMatch, analysis: MatchAnalysis) -> str:
     main = used[0][0] if used else f"{analysis.ply}-ply"
 
     def annotate(action: Action) -> Action:
+        action = _without_analysis(action)
         glyphs, note = action.glyphs, action.after
         c = cubes.get((action.line, action.col))
         if c is not None:
@@ -568,3 +570,30 @@ def handout(replayed: ReplayedMatch, analysis: MatchAnalysis) -> str:
 
     tags = [("Annotator", f"nardtools {__version__}: {main}; {analysis.units}")]
     return export_native(replayed, games=set(analysis.games), annotate=annotate, tags=tags)
+
+
+#: The comments :func:`handout` writes on a play (after the evaluator's name
+#: when it is not the main one) and on a cube action; the group is the equity
+#: lost.
+_PLAY_NOTE = re.compile(r"^(?:[^:{}]+: )?best .+ [+-]\d+\.\d{3}; played [+-]\d+\.\d{3}, lost (\d+\.\d{3})$")
+_CUBE_NOTE = re.compile(r"^cube: .+ proper \(no double [+-]\d+\.\d{3}, double/take [+-]\d+\.\d{3}, "
+                        r"double/pass [+-]\d+\.\d{3}\)(?:; lost (\d+\.\d{3}))?$")
+
+
+def _without_analysis(action: Action) -> Action:
+    """``action`` without what an earlier :func:`handout` put on it (its
+    comments, and the mark glyphs that went with them), so that a handout
+    analysed again carries one analysis, the new one, not both."""
+    found = [(c, _PLAY_NOTE.match(c) or _CUBE_NOTE.match(c)) for c in action.after]
+    ours = [(c, m) for c, m in found if m is not None]
+    if not ours:
+        return action
+    # a play's mark is its glyph; a cube action's too, but for a missed double's, noted on the roll that followed
+    marked = sum(1 for c, m in ours if m[1] is not None and mark_of(float(m[1])) is not None
+                 and (not c.startswith("cube: ") or action.kind is not ActionKind.ROLL))
+    glyphs = list(action.glyphs)
+    for _ in range(marked):
+        if glyphs and glyphs[-1] in GLYPHS.values():
+            glyphs.pop()
+    dropped = {c for c, _ in ours}
+    return dataclasses.replace(action, glyphs=tuple(glyphs), after=tuple(c for c in action.after if c not in dropped))

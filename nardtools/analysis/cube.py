@@ -183,34 +183,69 @@ def read_met(path: str | Path) -> MatchEquityTable:
     """A table from a CSV file: ``#`` comment lines, a square of numbers (row
     ``a``, column ``b``; fractions or percentages), and optionally a row
     starting ``post`` with the post-Crawford equities.  Without one, the
-    post-Crawford entries are taken from the table's row 1 mirrored."""
+    post-Crawford entries are taken from the table's row 1 mirrored.
+
+    The table is checked where it enters: every entry a chance (0 to 1, or a
+    percentage up to 100), the square square, the ``post`` row as long as
+    it, and each pair of entries ``a``-away ``b``-away and ``b``-away
+    ``a``-away adding to 1 within 0.01 (one side's chance is the other's
+    loss); an error names the file, line and column, what was expected and
+    the rule."""
     import csv
 
     from ..notation.sniff import read_text_file
 
     rows: list[tuple[float, ...]] = []
+    lines: list[int] = []
     post: tuple[float, ...] = ()
-    for record in csv.reader(read_text_file(path).splitlines()):
-        cells = [c.strip() for c in record if c.strip()]
-        if not cells or cells[0].startswith("#"):
+    post_line = 0
+    for lineno, text in enumerate(read_text_file(path).splitlines(), 1):
+        record = next(csv.reader([text]), [])
+        cells = [(c.strip(), _column(text, c)) for c in record if c.strip()]
+        if not cells or cells[0][0].startswith("#"):
             continue
-        if cells[0].lower() == "post":
-            post = tuple(_fraction(c) for c in cells[1:])
+        if cells[0][0].lower() == "post":
+            post, post_line = tuple(_fraction(c, path, lineno, col) for c, col in cells[1:]), lineno
         else:
-            rows.append(tuple(_fraction(c) for c in cells))
-    if not rows or any(len(r) != len(rows) for r in rows):
-        raise AnalysisError(f"{path}: expected a square table of numbers")
+            rows.append(tuple(_fraction(c, path, lineno, col) for c, col in cells))
+            lines.append(lineno)
+    if not rows:
+        raise AnalysisError(f"{path}: no rows: expected a square table of numbers [met-square]")
+    for row, lineno in zip(rows, lines):
+        if len(row) != len(rows):
+            raise AnalysisError(f"{path}:{lineno}:1: a row of {len(row)} numbers: expected {len(rows)}, as many "
+                                f"as the table has rows [met-square]")
+    if post and len(post) != len(rows):
+        raise AnalysisError(f"{path}:{post_line}:1: a post row of {len(post)} numbers: expected {len(rows)}, one "
+                            f"for each score [met-post]")
+    for a in range(len(rows)):
+        for b in range(a + 1):
+            if abs(rows[a][b] + rows[b][a] - 1) > 0.01:
+                raise AnalysisError(
+                    f"{path}:{lines[a]}:1: {a + 1}-away {b + 1}-away is {rows[a][b]:.4f} and {b + 1}-away "
+                    f"{a + 1}-away {rows[b][a]:.4f}: expected two chances adding to 1 [met-complement]")
     if not post:
         post = tuple(1 - rows[0][b] for b in range(len(rows)))
     return MatchEquityTable(Path(path).stem, tuple(rows), post)
 
 
-def _fraction(text: str) -> float:
+def _column(line: str, cell: str) -> int:
+    return line.find(cell.strip()) + 1
+
+
+def _fraction(text: str, path: str | Path, line: int, col: int) -> float:
+    """A table entry as a chance: a fraction, or a percentage (``55%``, or a
+    number above 1)."""
+    where = f"{path}:{line}:{col}"
     try:
         value = float(text.rstrip("%"))
     except ValueError:
-        raise AnalysisError(f"not a number: {text!r}") from None
-    return value / 100 if text.endswith("%") or value > 1 else value
+        raise AnalysisError(f"{where}: {text[:20]!r}: expected a number [met-number]") from None
+    if text.endswith("%") or value > 1:
+        value /= 100
+    if not 0 <= value <= 1:  # (NaN fails this too)
+        raise AnalysisError(f"{where}: {text[:20]!r}: expected a chance from 0 to 1 (or 0% to 100%) [met-chance]")
+    return value
 
 
 @lru_cache(None)

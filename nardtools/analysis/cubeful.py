@@ -75,6 +75,10 @@ _EPSILON = 1e-7
 Outcomes = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
+#: The least equity a cube action must lose to raise an alert (half the
+#: last digit printed).
+ALERT_FLOOR = 0.0005
+
 @dataclass(frozen=True)
 class CubeState:
     """The cube and the score as one decision sees them: the cube's value and
@@ -455,12 +459,16 @@ class CubeDecision:
         """GNU Backgammon's cube alert for ``action`` (``no double``,
         ``double``, ``take``, ``pass``, ``beaver``): ``missed double``,
         ``wrong double``, ``wrong take``, ``wrong pass`` (or None).  A missed
-        double is a double (not a too-good or optional one) not given."""
+        double is a double (not a too-good or optional one) not given.  A
+        decision that costs less than :data:`ALERT_FLOOR` (what prints as
+        0.000) raises no alert: no "wrong take -0.000"."""
+        if self.error(action) < ALERT_FLOOR:
+            return None
         if action == "no double":
             optional = abs(self.doubling - self.no_double) <= 1e-5
-            return "missed double" if self.should_double and not optional and self.doubler_error(False) > 0 else None
+            return "missed double" if self.should_double and not optional else None
         if action == "double":
-            return "wrong double" if self.doubler_error(True) > 0 else None
+            return "wrong double"
         if action in ("take", "beaver"):
             return "wrong take" if self.double_take > self.double_pass else None
         return "wrong pass" if self.double_pass > self.double_take else None

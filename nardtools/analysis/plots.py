@@ -97,7 +97,8 @@ def save_figure(fig: Any, path: str | Path) -> Path:
 
 
 def plot_pips(notes: Sequence[Any], names: Sequence[str], title: str = "") -> Any:
-    """Pip counts before every play of one game (:class:`~.annotate.TurnNote`s)."""
+    """Pip counts before every play of one game (:class:`~.annotate.TurnNote`s),
+    and after the last: the final position (0 for the side that bore off)."""
     fig, ax = _figure()
     series: dict[int, list[tuple[int, int]]] = {0: [], 1: []}
     pwin: list[tuple[int, float]] = []
@@ -106,6 +107,10 @@ def plot_pips(notes: Sequence[Any], names: Sequence[str], title: str = "") -> An
         series[1 - n.player].append((n.index, n.pips_before[1]))
         if n.pwin_before is not None:
             pwin.append((n.index, n.pwin_before if n.player == 0 else 1 - n.pwin_before))
+    if notes:
+        last = notes[-1]
+        series[last.player].append((last.index + 1, last.pips_after[0]))
+        series[1 - last.player].append((last.index + 1, last.pips_after[1]))
     handles = []
     for side, colour in ((0, "#b08a3e"), (1, "#222222")):
         xs, ys = zip(*series[side]) if series[side] else ((), ())

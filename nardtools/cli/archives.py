@@ -93,7 +93,9 @@ def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine:
     files = expand_paths(paths)  # once: a folder walk reads the head of every .txt file
     if not files:
         raise fail(f"no record files in {', '.join(map(str, paths))}")
-    stdin = sys.stdin.buffer.read() if "-" in files else None
+    from ..notation.sniff import read_limited
+
+    stdin = read_limited(sys.stdin.buffer, "standard input") if "-" in files else None
     what = "analysing" if analyse is not None else "replaying"
     one = len(files) == 1 and engine is Engine.local  # (replayed here: its games are counted)
     with progress(None if one else len(files), f"{what} games" if one else what, quiet) as advance:
@@ -129,7 +131,8 @@ def stats_command(
     engine: EngineOpt = Engine.local,
     scheduler: SchedulerOpt = None,
     race_db: RaceDbOpt = 6,
-    rows: Annotated[int, typer.Option("--rows", min=1, help="Rows shown on the terminal.")] = 40,
+    rows: Annotated[int | None, typer.Option("--rows", min=1, help="Rows of a table: 40 on the terminal, "
+                    "all in a .txt file.")] = None,
     columns: Annotated[str | None, typer.Option("--columns", "-c", help="Comma-separated columns to "
                        "show or write (default: all in files, the main ones on the terminal).")] = None,
     aliases: AliasesOpt = None,
@@ -158,7 +161,12 @@ def stats_command(
     keys = [k for g in group_by or [] for k in g.split(",") if k]
     chosen = [c for c in (columns or "").split(",") if c]
     check_columns(table.value, keys + chosen)
+    if output is not None and fmt is None and output.suffix.lower() not in SUFFIX_FORMATS:
+        raise fail(f"{output}: expected a .csv, .json, .parquet or .txt file (the suffix says the format), "
+                   f"or --format")
     fmt = output_format(fmt, output)
+    if rows is None:
+        rows = 40 if output is None else 2**62  # a file holds the whole table
     if fmt is StatsFormat.parquet and output is None:
         raise fail("parquet needs --output FILE")
     if output is not None:

@@ -111,12 +111,14 @@ def command(app: typer.Typer, name: str, panel: str | None = None) -> Callable[[
         def run(*args: object, **kwargs: object) -> None:
             from .. import _notices
             from ..core import THREADS_PROBLEM
+            from .output import terminal_text
 
             _notices.notice = _say
             if THREADS_PROBLEM:
                 raise fail(THREADS_PROBLEM)
             try:
-                f(*args, **kwargs)
+                with terminal_text():
+                    f(*args, **kwargs)
             except (typer.Exit, typer.Abort):
                 raise
             except Terminated:
@@ -131,7 +133,7 @@ def command(app: typer.Typer, name: str, panel: str | None = None) -> Callable[[
             except OSError as e:
                 raise fail(os_error_text(e)) from None
             except Exception as e:
-                if os.environ.get("NARDTOOLS_DEBUG"):
+                if debugging():
                     raise
                 raise fail(f"internal error in nardtools ({type(e).__name__}: {e}); please report it "
                            f"(NARDTOOLS_DEBUG=1 shows the traceback)", ExitCode.INTERNAL) from None
@@ -140,6 +142,12 @@ def command(app: typer.Typer, name: str, panel: str | None = None) -> Callable[[
         return f
 
     return register
+
+
+def debugging() -> bool:
+    """Whether ``NARDTOOLS_DEBUG`` asks for tracebacks: set, and not ``0``,
+    ``false``, ``no``, ``off`` or empty."""
+    return os.environ.get("NARDTOOLS_DEBUG", "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
 def _quiet_stdout() -> None:
@@ -307,7 +315,9 @@ def read_record_arg(path: str, encoding: str | None = None) -> MatchRecord:
     from ..notation.reading import read_record
 
     if path == "-":
-        return read_record("<stdin>", sys.stdin.buffer.read(), encoding=encoding)
+        from ..notation.sniff import read_limited
+
+        return read_record("<stdin>", read_limited(sys.stdin.buffer, "standard input"), encoding=encoding)
     return read_record(path, encoding=encoding)
 
 

@@ -81,7 +81,9 @@ def validate_command(
     files = expand_paths(paths)
     if not files:
         raise fail(f"no record files in {', '.join(map(str, paths))} (looked for {', '.join(RECORD_SUFFIXES)})")
-    stdin = sys.stdin.buffer.read() if "-" in files else None
+    from ..notation.sniff import read_limited
+
+    stdin = read_limited(sys.stdin.buffer, "standard input") if "-" in files else None
     started = time.perf_counter()
     reports = []
     stream = validate_paths(files, rules, options, lenient, jobs or os.cpu_count() or 1,

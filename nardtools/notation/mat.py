@@ -33,7 +33,7 @@ from .record import AUTO_DOUBLES, MAX_ERRORS, Action, ActionKind, GameRecord, Ma
 if TYPE_CHECKING:
     from .replay import ReplayedMatch
 from .sniff import MAT_HEADER as _HEADER
-from .sniff import decode, looks_like_mat  # noqa: F401 - part of this module's interface
+from .sniff import decode, looks_like_mat, read_limited  # noqa: F401 - part of this module's interface
 from .source import MAX_LINE, Overlong
 from .tags import MAT_TAG
 
@@ -59,7 +59,7 @@ _RIGHT_INDENT = 20  # a result line without a number this far in belongs to the 
 def read_mat_file(path: str | Path) -> MatchRecord:
     """Read a ``.mat`` file (see :func:`read_mat`)."""
     path = Path(path)
-    return read_mat(decode(path.read_bytes()), str(path))
+    return read_mat(decode(read_limited(path)), str(path))
 
 
 def read_mat(text: str, path: str = "") -> MatchRecord:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .record import GameRecord, MatchRecord, RecordError
-from .sniff import EncodingError, detect_format
+from .sniff import EncodingError, detect_format, looks_like_mat_body
 from .source import RecordText
 
 if TYPE_CHECKING:
@@ -69,9 +69,9 @@ def read_record(path: str | Path, data: bytes | str | None = None, encoding: str
 
 
 def _looks_like_record(path: Path) -> bool:
-    """Whether a ``.txt`` file found in a folder is to be read: a record, or
-    a file that cannot be a plain note (empty, binary, unreadable), which
-    validation then reports."""
+    """Whether a ``.txt`` file found in a folder is to be read: a record (a
+    ``.mat`` match without its header too), or a file that cannot be a plain
+    note (empty, binary, unreadable), which validation then reports."""
     try:
         with path.open("rb") as f:
             head = f.read(8192)
@@ -80,9 +80,10 @@ def _looks_like_record(path: Path) -> bool:
     if not head:
         return True
     try:
-        return detect_format(RecordText(str(path), head).head()) is not None
+        text = RecordText(str(path), head).head()
     except (RecordError, EncodingError):
         return True
+    return detect_format(text) is not None or looks_like_mat_body(text)
 
 
 def expand_paths(paths: Iterable[str | Path]) -> list[str]:

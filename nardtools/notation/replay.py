@@ -212,26 +212,57 @@ def replay_games(record: MatchRecord, games: Iterable[GameRecord], ruleset: Rule
         if ruleset is None:
             ruleset = record_ruleset(record, rules, options)
         length = record.length
+        score, said = _score(grec, previous, record)
         crawford = False
         if length and ruleset.rules.has_crawford_game and not crawford_done:
-            at_point = [s == length - 1 for s in grec.score]
+            at_point = [s == length - 1 for s in score]
             if any(at_point):
                 crawford_done = True
                 crawford = not all(at_point)
         inferred = None
-        if crawford and previous is None and grec.score != (0, 0) and ruleset.rules.cube:
+        if crawford and previous is None and score != (0, 0) and ruleset.rules.cube:
             inferred = _post_crawford(grec, record)  # a fragment of a match
             crawford = inferred is None
-        game = Game(ruleset, length, grec.score, crawford, lenient=lenient)
+        game = Game(ruleset, length, score, crawford, lenient=lenient)
         if previous is not None:
             _check_ended(previous, record, final=False)
             yield previous
+        if said is not None and said.severity == "error":  # a score no game is played at: not replayed
+            previous = ReplayedGame(grec, game, problems=[said], stopped=True)
+            continue
         previous = _replay_game(grec, game, record)
-        if inferred is not None:
-            previous.problems.insert(0, inferred)
+        previous.problems[:0] = [p for p in (said, inferred) if p is not None]
     if previous is not None:
         _check_ended(previous, record, final=True)
         yield previous
+
+
+def _score(grec: GameRecord, previous: ReplayedGame | None, record: MatchRecord) -> tuple[tuple[int, int],
+                                                                                           Problem | None]:
+    """The score a game is played at, and what to say of its header's.
+
+    In a match, the score the results before it give, where the game before
+    ended with one (GNU Backgammon scores a match by its results too): a
+    header that says otherwise is warned of, and the Crawford game is judged
+    from the results.  A score that is not below the match length is an
+    error: no game is played at it."""
+    score, said = grec.score, None
+    length = record.length
+    if length and previous is not None and previous.complete and previous.game.outcome is not None:
+        o = previous.game.outcome
+        before = previous.game.score
+        won = (before[0] + o.points * (o.winner == 0), before[1] + o.points * (o.winner == 1))
+        if won != score and max(won) < length:
+            said = Problem(record.path, grec.line, 1, grec.number, 0, "", "", "score-mismatch",
+                           f"the header gives the score {score[0]}-{score[1]}, but game {previous.record.number}'s "
+                           f"result makes it {won[0]}-{won[1]}: the game is played at {won[0]}-{won[1]}",
+                           severity="warning")
+            score = won
+    if length and max(score) >= length:
+        said = Problem(record.path, grec.line, 1, grec.number, 0, "", "", "score-past-length",
+                       f"the score {score[0]}-{score[1]} is not below the match length {length}: no game is "
+                       "played at it, and this one is not replayed")
+    return score, said
 
 
 def _post_crawford(grec: GameRecord, record: MatchRecord) -> Problem | None:

@@ -273,9 +273,9 @@ def read_sgf(text: str, path: str = "") -> MatchRecord:
 
 
 def read_sgf_file(path: str | Path) -> MatchRecord:
-    from .sniff import decode
+    from .sniff import decode, read_limited
 
-    return read_sgf(decode(Path(path).read_bytes()), str(path))
+    return read_sgf(decode(read_limited(path)), str(path))
 
 
 def sgf_games(text: str, record: MatchRecord) -> Iterator[GameRecord]:

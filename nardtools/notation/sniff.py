@@ -28,6 +28,7 @@ from __future__ import annotations
 import codecs
 import re
 from pathlib import Path
+from typing import BinaryIO
 
 from ..errors import NardtoolsError
 
@@ -117,11 +118,37 @@ def decode(data: bytes, encoding: str | None = None) -> str:
         raise EncodingError(f"not {codec} text: {e.reason} at byte {e.start}") from None
 
 
+#: The most bytes any input is read to: no record, archive file or batch of
+#: positions comes near it, and an endless input (``/dev/zero``, a pipe that
+#: never ends) stops here with an error instead of filling the memory.
+MAX_INPUT = 256 << 20
+
+
+class InputTooLarge(EncodingError):
+    """An input longer than :data:`MAX_INPUT` bytes."""
+
+
+def read_limited(source: str | Path | BinaryIO, what: str = "") -> bytes:
+    """All the bytes of a file (any kind: a device or a pipe too) or of an
+    open binary stream, refusing past :data:`MAX_INPUT`.
+
+    Raises :class:`InputTooLarge` (its message begins with ``what``, when
+    given), ``OSError`` when the file cannot be read."""
+    if isinstance(source, (str, Path)):
+        with open(source, "rb") as f:
+            return read_limited(f, what)
+    data = source.read(MAX_INPUT + 1)
+    if len(data) > MAX_INPUT:
+        raise InputTooLarge((f"{what}: " if what else "") + f"more than {MAX_INPUT >> 20} MiB; no record or "
+                            "batch is this large (an endless input?): not read")
+    return data
+
+
 def read_text_file(path: str | Path) -> str:
     """A small text file of ours (a batch of positions): UTF-8, a BOM allowed.
-    Raises :class:`EncodingError` for binary or other text, ``OSError`` when
-    it cannot be read."""
-    data = Path(path).read_bytes()
+    Raises :class:`EncodingError` for binary or other text or one too large,
+    ``OSError`` when it cannot be read."""
+    data = read_limited(path, str(path))
     if b"\0" in data:
         raise EncodingError(f"{path}: binary data, not a text file")
     try:
@@ -133,6 +160,21 @@ def read_text_file(path: str | Path) -> str:
 def looks_like_mat(text: str) -> bool:
     """Whether ``text`` has a ``N point match`` header within its first 200 lines."""
     return any(MAT_HEADER.match(line) for line in text.split("\n", 200)[:200])
+
+
+_MAT_BODY = (re.compile(r"^\s*Game\s+\d{1,9}\s*$", re.IGNORECASE | re.MULTILINE),
+             re.compile(r"^\s*\d{1,9}\)\s+(?:[1-6][1-6]:|Doubles)", re.IGNORECASE | re.MULTILINE))
+
+
+def looks_like_mat_body(text: str) -> bool:
+    """Whether ``text`` has the games of a ``.mat`` file (a ``Game N`` line
+    and numbered moves), header or not: a match whose ``N point match`` line
+    was lost is still a record, to be reported, not a note to pass over.
+
+    >>> looks_like_mat_body(" Game 1\n a : 0   b : 0\n  1) 31: 8/5 6/5\n")
+    True
+    """
+    return all(pattern.search(text) for pattern in _MAT_BODY)
 
 
 def looks_native(text: str) -> bool:

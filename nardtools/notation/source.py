@@ -20,10 +20,18 @@ from __future__ import annotations
 import codecs
 import os
 from collections.abc import Iterator
-from pathlib import Path
+from stat import S_ISREG
 
 from .record import RecordError
-from .sniff import EncodingError, check_encoding, detect_encoding, single_byte_encoding
+from .sniff import (
+    MAX_INPUT,
+    EncodingError,
+    InputTooLarge,
+    check_encoding,
+    detect_encoding,
+    read_limited,
+    single_byte_encoding,
+)
 
 #: The longest line a record may have, in characters.
 MAX_LINE = 10_000
@@ -32,14 +40,20 @@ IN_MEMORY = 8 << 20
 _BLOCK = 1 << 20
 
 
+#: How much of an overlong line's start is kept (for the format sniffers).
+_START = 256
+
+
 class Overlong(str):
-    """Stands for a line longer than :data:`MAX_LINE`; ``length`` says how long."""
+    """Stands for a line longer than :data:`MAX_LINE`; ``length`` says how
+    long, ``start`` is its first characters (an SGF file may be one line)."""
 
     length: int
+    start: str
 
-    def __new__(cls, length: int) -> Overlong:
+    def __new__(cls, length: int, start: str = "") -> Overlong:
         made = super().__new__(cls, "")
-        made.length = length
+        made.length, made.start = length, start[:_START]
         return made
 
 
@@ -54,8 +68,13 @@ class RecordText:
         self.path = path
         self._data = data.encode("utf-8") if isinstance(data, str) else data
         try:
-            if self._data is None and os.path.getsize(path) <= IN_MEMORY:
-                self._data = Path(path).read_bytes()
+            if self._data is None:
+                stat = os.stat(path)
+                if not S_ISREG(stat.st_mode) or stat.st_size <= IN_MEMORY:  # (a device or a pipe: read once)
+                    self._data = read_limited(path)
+                elif stat.st_size > MAX_INPUT:
+                    raise InputTooLarge(f"{stat.st_size >> 20:,} MiB; no record is larger than "
+                                        f"{MAX_INPUT >> 20} MiB: not read")
             if self._data is not None and not self._data:
                 raise RecordError("empty file: no record in it", path=path)
             if encoding:
@@ -105,6 +124,7 @@ class RecordText:
         8 columns; an :class:`Overlong` marker in place of an overlong line."""
         decoder = codecs.getincrementaldecoder(self.encoding)(errors="strict")
         pending: list[str] = []  # pieces of the line not yet ended
+        start = ""  # the start of an overlong line
         size = 0  # its length so far
         carry = ""  # a CR at the end of a block: the next block may start with its LF
         try:
@@ -113,20 +133,20 @@ class RecordText:
                 carry = "\r" if text.endswith("\r") else ""
                 parts = (text[:-1] if carry else text).replace("\r\n", "\n").replace("\r", "\n").split("\n")
                 for part in parts[:-1]:
-                    yield _line(pending, size + len(part), part)
-                    pending, size = [], 0
+                    yield _line(pending, size + len(part), part, start)
+                    pending, size, start = [], 0, ""
                 size += len(parts[-1])
                 if size <= MAX_LINE:
                     pending.append(parts[-1])
-                else:
-                    pending = []  # only its length is kept now
+                elif pending or not start:  # only its length and its start are kept now
+                    start, pending = ("".join(pending) + parts[-1])[:_START], []
             text = carry + decoder.decode(b"", final=True)
             parts = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
             for part in parts[:-1]:
-                yield _line(pending, size + len(part), part)
-                pending, size = [], 0
+                yield _line(pending, size + len(part), part, start)
+                pending, size, start = [], 0, ""
             if size + len(parts[-1]):
-                yield _line(pending, size + len(parts[-1]), parts[-1])
+                yield _line(pending, size + len(parts[-1]), parts[-1], start)
         except UnicodeDecodeError as e:
             raise RecordError(f"not {self.encoding} text: {e.reason} (use --encoding to name the file's "
                               "encoding)", path=self.path) from None
@@ -146,13 +166,13 @@ class RecordText:
         """The first ``lines`` lines (the format sniffers look at no more)."""
         chunks = []
         for line in self.lines():
-            chunks.append(line)
+            chunks.append(line.start if isinstance(line, Overlong) else line)
             if len(chunks) == lines:
                 break
         return "\n".join(chunks)
 
 
-def _line(pieces: list[str], size: int, last: str) -> str:
+def _line(pieces: list[str], size: int, last: str, start: str = "") -> str:
     if size > MAX_LINE:
-        return Overlong(size)
+        return Overlong(size, start or ("".join(pieces) + last[:_START]))
     return ("".join(pieces) + last).expandtabs(8)

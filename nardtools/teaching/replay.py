@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
@@ -54,6 +55,9 @@ class Frame:
     analysis: TurnAnalysis | None = None  # an evaluator's verdict, when asked for
 
 
+#: A slot of the page template.
+_SLOT = re.compile(r"\{\{(TITLE|STYLE|SCRIPT|DATA)\}\}")
+
 def _fmt_equity(x: float) -> str:
     return f"{x:+.3f}"
 
@@ -75,8 +79,9 @@ def describe(note: TurnNote, names: tuple[str, str], *, persian: bool = False,
         lines.append(f"{note.legal_plays} legal plays.")
     if note.dice_lost:
         lines.append(f"{note.dice_lost} of the dice could not be played.")
+    hit = f" → {note.pips_after[1]}" if note.pips_after[1] != note.pips_before[1] else ""  # a hit sends checkers back
     lines.append(f"Pips: {who} {note.pips_before[0]} → {note.pips_after[0]}, "
-                 f"{names[1 - note.player]} {note.pips_before[1]}.")
+                 f"{names[1 - note.player]} {note.pips_before[1]}{hit}.")
     if not note.legal:
         lines.append(f"Illegal play applied (rule: {note.rule}).")
     if note.race:
@@ -299,9 +304,10 @@ def replay_html(match: ReplayedMatch, game: int | None = None, *, persian: bool 
     payload = (json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
                .replace(">", "\\u003e").replace("&", "\\u0026").replace("\u2028", "\\u2028")
                .replace("\u2029", "\\u2029"))
-    return (_asset("replay.html").replace("{{TITLE}}", html.escape(data["title"]))
-            .replace("{{STYLE}}", _asset("replay.css")).replace("{{SCRIPT}}", _asset("replay.js"))
-            .replace("{{DATA}}", payload))
+    parts = {"TITLE": html.escape(data["title"]), "STYLE": _asset("replay.css"), "SCRIPT": _asset("replay.js"),
+             "DATA": payload}
+    # filled in one pass: what was put in is never scanned again (a name "{{DATA}}" stays a name)
+    return _SLOT.sub(lambda m: parts[m[1]], _asset("replay.html"))
 
 
 # ---------------------------------------------------------------------------
