@@ -452,6 +452,12 @@ class Game:
         self.history.append(Event(player, "resign", note=str(level)))
         self.phase = Phase.RESIGNED
 
+    @property
+    def offered(self) -> Outcome | None:
+        """The resignation on offer (phase ``RESIGNED``): the outcome it would
+        give, its points at the cube; else None."""
+        return self._pending if self.phase is Phase.RESIGNED else None
+
     def accept(self) -> None:
         """Accept the resignation on offer."""
         self._need(Phase.RESIGNED)

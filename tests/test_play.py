@@ -220,3 +220,56 @@ def test_the_seed_is_chosen_and_printed_when_not_given(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         seeds.append(done.stdout.splitlines()[0])
     assert all(line.startswith("seed: ") for line in seeds) and seeds[0] != seeds[1]
+
+
+def _at(rules: str, position: str, *, human: int = 0) -> Session:
+    """A session whose game stands at ``position`` (its side on roll to roll)."""
+    from nardtools import Position
+    from nardtools.game import Game
+
+    s = Session(rules, human=human, seed=3)
+    s.start()
+    game = Game(s.ruleset, 0, (0, 0), False, seed=5)
+    game.set_board(Position.parse(position))
+    s.game = game
+    s.games[-1] = (game, s.lines)
+    return s
+
+
+def test_a_resignation_is_at_a_level_and_the_bot_answers_by_its_evaluation(tmp_path: Path) -> None:
+    from nardtools.notation.reading import read_record
+    from nardtools.notation.replay import replay_match
+
+    s = _at("long", "long X 24:7,10:1,1:7 / 3:1,2:2,1:5")  # the bot is sure of a mars
+    assert [str(k) for k in s.levels()] == ["oin", "mars"]
+    refused = s.command("resign")
+    assert refused[0].startswith("bot rejects: playing on is worth +2.000 to it, resigning (oin) +1.000")
+    assert s.game is not None and s.game.outcome is None
+    with pytest.raises(SessionError, match="resign at a level: oin, mars"):
+        s.command("resign gammon")
+    assert s.command("resign mars")[:2] == ["bot accepts", "game over: O wins 2 points (mars): nardtools wins"]
+    s.save(tmp_path / "resigned.nrd")
+    replayed = replay_match(read_record(tmp_path / "resigned.nrd"))
+    assert not replayed.errors and replayed.games[0].game.outcome.points == 2  # type: ignore[union-attr]
+
+
+def test_the_bot_resigns_when_it_is_lost_and_a_rejection_plays_on() -> None:
+    s = _at("long", "long O 24:7,10:1,1:7 / 3:1,2:2,1:5")  # the bot (O) is on roll, lost, with a mars
+    assert s._advance() == ["bot resigns (mars, 2 points): accept or reject"]
+    assert s.awaiting == "resignation"
+    with pytest.raises(SessionError, match="accept, or reject"):
+        s.command("13/8")
+    after = s.command("reject")  # (costs nothing: the mars is certain) the bot plays its turn
+    assert after[0].startswith("bot rolls ") and "{O offered to resign (mars); X rejected}" in s.record()
+    s = _at("long", "long O 24:7,10:1,1:7 / 3:1,2:2,1:5")
+    s._advance()
+    assert s.command("accept")[0] == "game over: X wins 2 points (mars): you win"
+
+
+def test_the_tutor_warns_before_a_resignation_that_gives_away_equity() -> None:
+    s = Session("backgammon", human=0, seed=2)
+    s.start()
+    warning = s.command("resign gammon")[0]
+    assert warning.startswith("tutor: blunder: playing on is worth") and "this loses" in warning
+    assert s.game is not None and s.game.outcome is None
+    assert s.command("keep")[:2] == ["bot accepts", "game over: O wins 2 points (gammon): nardtools wins"]

@@ -158,8 +158,9 @@ def play_command(
 ) -> None:
     """Play a game or a match against nardtools, with a tutor that warns of costly plays.
 
-    Type plays in the usual notation, or moves, hint, undo, resign, quit; at
-    the cube double or roll, take or pass; keep after a warning.  When
+    Type plays in the usual notation, or moves, hint, undo, resign [LEVEL],
+    quit; at the cube double or roll, take or pass; accept or reject when the
+    bot resigns; keep after a warning.  When
     standard input is not a terminal, one command per line: before each of
     your plays a line `position: ...` gives the position with its dice, and
     the bot's plays come as `bot plays: ...`.  The game is saved as a record

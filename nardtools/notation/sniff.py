@@ -171,7 +171,7 @@ def looks_like_mat_body(text: str) -> bool:
     and numbered moves), header or not: a match whose ``N point match`` line
     was lost is still a record, to be reported, not a note to pass over.
 
-    >>> looks_like_mat_body(" Game 1\n a : 0   b : 0\n  1) 31: 8/5 6/5\n")
+    >>> looks_like_mat_body(" Game 1\\n a : 0   b : 0\\n  1) 31: 8/5 6/5\\n")
     True
     """
     return all(pattern.search(text) for pattern in _MAT_BODY)

@@ -338,8 +338,12 @@ class PlayServer:
             choices = ["roll", "double", "hint"]
         elif awaiting == "answer":
             choices = ["take", "pass"]
+        elif awaiting == "resignation":
+            choices = ["accept", "reject"]
         if awaiting:
-            choices += (["undo"] if s.may_undo and awaiting in ("play", "keep") else []) + ["resign", "quit"]
+            mine = awaiting in ("play", "cube")  # (one resigns on one's own turn)
+            choices += ((["undo"] if s.may_undo and awaiting in ("play", "keep") else [])
+                        + ([f"resign {k}" for k in s.levels()] if mine else []) + ["quit"])
         mine = s.game is not None and not s.finished and s.game.on_roll == s.human
         dice = s.setup().dice if mine else None
         return {"lines": self.lines, "choices": choices, "finished": s.finished,

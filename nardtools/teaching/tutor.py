@@ -21,9 +21,15 @@ output and the browser page show the same thing:
   saved record: what ``analyse`` reports for it).
 
 Commands: a play in the usual notation, ``moves``, ``hint``, ``undo`` (take
-back the last own play: the game goes back to the same roll), ``resign``,
-``quit``; ``double``, ``roll``, ``take``, ``pass`` at the cube; ``keep`` after
-a tutor's warning.  An illegal play gets the engine's message and the legal
+back the last own play: the game goes back to the same roll), ``resign
+[LEVEL]`` (single, gammon, backgammon; oin, mars, and home-mars or koks
+where the ruleset scores them; default the weakest), ``quit``; ``double``,
+``roll``, ``take``, ``pass`` at the cube; ``accept`` or ``reject`` when the
+bot resigns; ``keep`` after a tutor's warning.  The bot accepts a
+resignation worth at least playing on to it, at the session's ply, and
+resigns itself, at the weakest level worth as much to the learner as
+playing on, once its chance of winning is gone (``bot resigns (LEVEL, N
+points): accept or reject``).  An illegal play gets the engine's message and the legal
 plays.  The record (:meth:`Session.record`) is the native format, the tutor's
 findings as comments; ``validate``, ``replay`` and ``analyse`` read it.
 
@@ -42,8 +48,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..errors import NardtoolsError
 from ..game import Game, Match, Phase
+from ..outcome import OutcomeKind
 from ..position import PLAYER_NAMES
 from ..rules import Ruleset, find_ruleset
 
@@ -54,6 +63,8 @@ if TYPE_CHECKING:
 
 #: A warning comes from this much equity lost (gnubg's doubtful).
 TUTOR_THRESHOLD = 0.03
+#: The bot resigns at a level worth this little less to the learner than playing on.
+RESIGN_SLACK = 0.005
 
 
 class SessionError(NardtoolsError):
@@ -98,6 +109,7 @@ class Session:
         self.snapshot: tuple[Game, int] | None = None  # before the learner's last play: (game, record lines)
         self._at_prompt: tuple[Game, int] | None = None  # before the play now asked for
         self.finished = False
+        self._rejected: tuple[int, int] | None = None  # (game, turn) where the learner rejected the bot's resignation
 
     # ------------------------------------------------------------ the flow
     def start(self) -> list[str]:
@@ -138,6 +150,13 @@ class Session:
                         return [*out, "cube: you may double: double, or roll"]
                     game.roll()
                     continue
+                resigns = self._bot_resigns()
+                if resigns is not None:
+                    game.resign(side, resigns)
+                    assert game.offered is not None
+                    points = game.offered.points
+                    return [*out, f"bot resigns ({resigns}, {points} point{'s' if points != 1 else ''}): "
+                                  "accept or reject"]
                 if self._bot_doubles():
                     game.double()
                     self.lines.append(f"{PLAYER_NAMES[side]} double => {game.cube * 2}")
@@ -176,6 +195,8 @@ class Session:
             return "keep"
         if game.phase is Phase.DOUBLED:
             return "answer"
+        if game.phase is Phase.RESIGNED:
+            return "resignation"
         return "cube" if game.phase is Phase.ROLL else "play"
 
     @property
@@ -270,8 +291,8 @@ class Session:
         if lowered == "quit":
             self.finished = True
             return ["quit"]
-        if lowered == "resign":
-            return self._resign()
+        if (lowered == "resign" or lowered.startswith("resign ")) and game.phase is not Phase.RESIGNED:
+            return self._resign(lowered[len("resign"):].strip())
         if lowered == "keep":
             if self.warning is None:
                 raise SessionError("nothing to keep: no warning is pending")
@@ -280,6 +301,10 @@ class Session:
         self.warning = None
         if lowered == "undo":
             return self._undo()
+        if game.phase is Phase.RESIGNED:
+            if lowered not in ("accept", "reject"):
+                raise SessionError("the bot resigns: accept, or reject")
+            return self._answer_resignation(lowered)
         if game.phase is Phase.DOUBLED:
             if lowered not in ("take", "pass", "drop"):
                 raise SessionError("the bot has doubled: take or pass")
@@ -352,6 +377,8 @@ class Session:
         assert game is not None
         me = PLAYER_NAMES[self.human]
         note = f" {{tutor: {warned}}}" if warned else ""
+        if command.startswith("resign "):
+            return self._resign(command[len("resign "):], warned)
         if command == "roll":
             if warned:
                 self.lines.append(f"{{{me} did not double; tutor: {warned}}}")
@@ -360,6 +387,18 @@ class Session:
         if command == "double":
             game.double()
             self.lines.append(f"{me} double => {game.cube * 2}{note}")
+            return self._advance()
+        if command in ("accept", "reject"):
+            bot = PLAYER_NAMES[1 - self.human]
+            if command == "accept":
+                game.accept()
+                self.lines.append(f"{bot} resign{note}")
+                return self._game_over()
+            assert game.offered is not None
+            self.lines.append(f"{{{bot} offered to resign ({game.offered.kind}); {me} rejected"
+                              + (f"; {warned}}}" if warned else "}"))
+            game.reject()
+            self._rejected = (len(self.games), sum(game.turns_played))
             return self._advance()
         if command in ("take", "pass"):
             if command == "take":
@@ -385,15 +424,112 @@ class Session:
         self._at_prompt = self.snapshot
         return ["undone", f"position: {self.setup()}"]
 
-    def _resign(self) -> list[str]:
+    # ------------------------------------------------------------ resignations
+    def levels(self) -> tuple[OutcomeKind, ...]:
+        """The levels one may resign at in this game, weakest first (single,
+        gammon, backgammon; oin, mars, and home mars or koks where the
+        ruleset scores them)."""
+        from ..outcome import BACKGAMMON_KINDS, LONG_KINDS, points_for
+
+        if not self.rules.is_long:
+            return BACKGAMMON_KINDS
+        return tuple(k for k in LONG_KINDS if k in (OutcomeKind.OIN, OutcomeKind.MARS) or
+                     points_for(k, self.rules) > points_for(OutcomeKind.MARS, self.rules))
+
+    def resignation_values(self, winner: int) -> tuple[float, list[float]]:
+        """``winner``'s value of playing on, and of a resignation at each of
+        :meth:`levels`, in the judge's units at the cube and score (the
+        evaluator at the session's ply): the winner should accept a level
+        worth at least playing on, and the loser gives away nothing by
+        offering one worth no more than it."""
+        from ..analysis.nets import boards_of, flip
+
+        game = self.game
+        assert game is not None and self.judge.valuer is not None
+        valuer = self.judge.valuer
+        rows = boards_of([game.position])
+        p = self.ev.values(rows, self.ply)
+        if game.position.player != winner:
+            p = flip(p, valuer.game)
+        state, x = self._state(winner), valuer.efficiency(rows)
+        certain = np.zeros((len(self.levels()), p.shape[1]), dtype=p.dtype)
+        for i in range(len(certain)):
+            certain[i, :i + 1] = 1.0  # a sure win at that level: win, and each stronger kind up to it
+        return float(valuer.cubeful(p, state, x)[0]), [float(v) for v in valuer.cubeful(certain, state, x)]
+
+    def _level(self, text: str) -> int:
+        """A resignation level typed by the learner (a word or 1, 2, ...), 1-based."""
+        levels = self.levels()
+        if not text:
+            return 1
+        names = [str(k) for k in levels]
+        if text.isdigit() and 1 <= int(text) <= len(levels):
+            return int(text)
+        if text in names:
+            return names.index(text) + 1
+        raise SessionError(f"resign at a level: {', '.join(names)} (or 1 to {len(levels)})")
+
+    def _resign(self, text: str, warned: str = "") -> list[str]:
         game = self.game
         assert game is not None
-        if game.phase not in (Phase.ROLL, Phase.PLAY):
+        if game.phase not in (Phase.ROLL, Phase.PLAY) or game.on_roll != self.human:
             raise SessionError("resign on your turn")
-        game.resign(self.human, 1)
+        level = self._level(text)
+        kind = self.levels()[level - 1]
+        play_on, values = self.resignation_values(1 - self.human)
+        me, bot = PLAYER_NAMES[self.human], PLAYER_NAMES[1 - self.human]
+        given = values[level - 1] - play_on  # what resigning gives away against playing on
+        if self.tutor and not warned and given >= TUTOR_THRESHOLD and values[level - 1] >= play_on:
+            from ..analysis.analyse import mark_of
+
+            self.warning = _Warning(f"resign {kind}", f"{mark_of(given)}: playing on is worth {-play_on:+.3f} to "
+                                                      f"you, resigning ({kind}) {-values[level - 1]:+.3f}; "
+                                                      f"this loses {given:.3f}")
+            return [f"tutor: {self.warning.text}; type keep, or another choice"]
+        if values[level - 1] < play_on - 1e-9:
+            self.lines.append(f"{{{me} offered to resign ({kind}); {bot} rejected}}")
+            return [f"bot rejects: playing on is worth {play_on:+.3f} to it, resigning ({kind}) "
+                    f"{values[level - 1]:+.3f}"]
+        game.resign(self.human, kind)
         game.accept()
-        self.lines.append(f"{PLAYER_NAMES[self.human]} resign")
-        return self._game_over()
+        self.lines.append(f"{me} resign" + (f" {{tutor: {warned}}}" if warned else ""))
+        return ["bot accepts", *self._game_over()]
+
+    def _bot_resigns(self) -> str | None:
+        """The level the bot resigns at, before its roll: the weakest whose
+        value to the learner is at least that of playing on (less
+        :data:`RESIGN_SLACK`), where the bot's chance of winning is gone; else None."""
+        game = self.game
+        assert game is not None
+        from ..analysis.nets import boards_of
+
+        bot = 1 - self.human
+        if self._rejected == (len(self.games), sum(game.turns_played)):
+            return None  # rejected this turn: the bot plays it
+        p, _ = self.ev.static(boards_of([game.position]))  # the bot is on roll: its own chances
+        if p[0, 0] > 0.01:
+            return None
+        play_on, values = self.resignation_values(self.human)
+        return next((str(k) for k, v in zip(self.levels(), values) if v >= play_on - RESIGN_SLACK), None) \
+            if game.on_roll == bot else None
+
+    def _answer_resignation(self, answer: str) -> list[str]:
+        """The learner accepts or rejects the bot's resignation (the tutor
+        warns of a wrong answer first)."""
+        game = self.game
+        assert game is not None and game.offered is not None
+        kind = game.offered.kind
+        play_on, values = self.resignation_values(self.human)
+        offered = values[self.levels().index(kind)]
+        right = "accept" if offered >= play_on - 1e-9 else "reject"
+        lost = abs(offered - play_on)
+        if self.tutor and answer != right and lost >= TUTOR_THRESHOLD and self.warning is None:
+            from ..analysis.analyse import mark_of
+
+            self.warning = _Warning(answer, f"{mark_of(lost)}: {right} (the {kind} is worth {offered:+.3f}, "
+                                            f"playing on {play_on:+.3f}); this loses {lost:.3f}")
+            return [f"tutor: {self.warning.text}; type keep, or another choice"]
+        return self._carry_out(answer)
 
     def _game_over(self) -> list[str]:
         game = self.game
