@@ -1,8 +1,17 @@
-"""Statistics benchmark: ``nardtools stats`` on synthetic archives of 1,000 and
-10,000 games made by random play with the engine (money games, half Long Nardy,
-half backgammon, ten games to a file), timed as a command.
+"""Statistics benchmark: ``nardtools stats`` on archives of two shapes, timed
+as a command:
 
-    python benchmarks/stats.py [--sizes 1000 10000] [--jobs 0]
+- ``synthetic``: 1,000 and 10,000 games made by random play with the engine
+  (money games, half Long Nardy, half backgammon, ten games to a file);
+- ``real``: archives shaped like the ones players and servers keep, one
+  match a file (3 to 15 games, cube actions, comments, ratings in names) as
+  GNU Backgammon and Backgammon Studio write them: the matches of the shared
+  corpus (``../shared/corpus``, or ``$NARDTOOLS_CORPUS``) copied round robin
+  under new names until the archive holds the number of games asked for.
+  Per-file costs (opening, sniffing, the header, the process pool's task)
+  are what this shape measures and the synthetic one hides.
+
+    python benchmarks/stats.py [--sizes 1000 10000] [--shapes synthetic real] [--jobs 0]
 
 For each size it prints games per second and the peak resident memory of the
 main process and of the largest worker (``getrusage``), for the players table
@@ -56,6 +65,30 @@ def archive(games: int) -> Path:
     return folder
 
 
+def real_archive(games: int) -> Path:
+    """A folder of about ``games`` games, one real match a file (cached)."""
+    from nardtools.analysis.bearoff import default_cache_dir
+    from nardtools.notation.reading import expand_paths, read_record
+
+    corpus = Path(os.environ.get("NARDTOOLS_CORPUS") or ROOT.parent / "shared" / "corpus")
+    if not corpus.is_dir():
+        raise SystemExit(f"no corpus at {corpus}: the real-shaped archive is made from it (set NARDTOOLS_CORPUS)")
+    folder = default_cache_dir() / f"bench-real-{games}"
+    done = folder / "complete"
+    if done.exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    matches = [(Path(p), len(read_record(p).games)) for p in expand_paths([corpus])]
+    matches = [(p, n) for p, n in matches if n]
+    total = i = 0
+    while total < games:
+        path, n = matches[i % len(matches)]
+        (folder / f"match-{i:05d}{path.suffix}").write_bytes(path.read_bytes())
+        total, i = total + n, i + 1
+    done.write_text(f"{total} games in {i} files\n")
+    return folder
+
+
 def measure(folder: str, table: str, jobs: int) -> dict[str, float]:
     """Run in a child process: one ``stats`` run, timed, with its memory."""
     out = Path(folder).parent / f"bench-{table}.parquet"
@@ -75,6 +108,7 @@ def measure(folder: str, table: str, jobs: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--shapes", nargs="+", choices=("synthetic", "real"), default=["synthetic", "real"])
     parser.add_argument("--jobs", type=int, default=0)
     parser.add_argument("--measure", nargs=2, metavar=("FOLDER", "TABLE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -82,27 +116,31 @@ def main() -> None:
         print(json.dumps(measure(args.measure[0], args.measure[1], args.jobs)))
         return
     rows = []
-    for size in args.sizes:
-        folder = archive(size)
-        for table in ("players", "turns"):
-            # a fresh process per run, so that getrusage sees only this run's processes
-            out = subprocess.run([sys.executable, __file__, "--measure", str(folder), table, "--jobs",
-                                  str(args.jobs)], check=True, capture_output=True, text=True).stdout
-            m = json.loads(out.strip().splitlines()[-1])
-            rows.append((size, table, m["seconds"], size / m["seconds"], m["peak_mb"]))
+    for shape in args.shapes:
+        for size in args.sizes:
+            folder = archive(size) if shape == "synthetic" else real_archive(size)
+            games = size if shape == "synthetic" else int((folder / "complete").read_text().split()[0])
+            files = sum(1 for p in folder.iterdir() if p.name != "complete")
+            for table in ("games", "players", "turns"):
+                # a fresh process per run, so that getrusage sees only this run's processes
+                out = subprocess.run([sys.executable, __file__, "--measure", str(folder), table, "--jobs",
+                                      str(args.jobs)], check=True, capture_output=True, text=True).stdout
+                m = json.loads(out.strip().splitlines()[-1])
+                rows.append((shape, size, games, files, table, m["seconds"], games / m["seconds"], m["peak_mb"]))
     print(f"\nnardtools stats, {os.cpu_count()} cores, --jobs {args.jobs or 'all'}\n")
-    print("| games | table | seconds | games/s | peak RSS of one process (MB) |")
-    print("|---|---|---|---|---|")
-    for size, table, seconds, rate, peak in rows:
-        print(f"| {size:,} | {table} | {seconds:.1f} | {rate:.0f} | {peak:.0f} |")
-    by = {(s, t): sec for s, t, sec, _, _ in rows}
+    print("| shape | games | files | table | seconds | games/s | peak RSS of one process (MB) |")
+    print("|---|---|---|---|---|---|---|")
+    for shape, _, games, files, table, seconds, rate, peak in rows:
+        print(f"| {shape} | {games:,} | {files:,} | {table} | {seconds:.1f} | {rate:.0f} | {peak:.0f} |")
+    by = {(sh, s, t): sec for sh, s, _, _, t, sec, _, _ in rows}
     sizes = sorted(args.sizes)
     if len(sizes) >= 2:
         small, large = sizes[0], sizes[-1]
-        for table in ("players", "turns"):
-            ratio = by[(large, table)] / by[(small, table)]
-            print(f"\n{table}: {large:,} games took {ratio:.1f}x the time of {small:,} "
-                  f"(linear would be {large / small:.0f}x)")
+        for shape in args.shapes:
+            for table in ("games", "players", "turns"):
+                ratio = by[(shape, large, table)] / by[(shape, small, table)]
+                print(f"\n{shape}, {table}: {large:,} games took {ratio:.1f}x the time of {small:,} "
+                      f"(linear would be {large / small:.0f}x)")
 
 
 if __name__ == "__main__":

@@ -82,7 +82,11 @@ def compare_match_analysis(sgf: Path, parts: Sequence[Path]) -> dict[str, Any]:
     """Our 0-ply analysis (``--evaluator gnubg``) of gnubg's saved match set
     against gnubg's own: the checker plays whose errors agree within 0.01
     (unforced, as gnubg reviewed them), and gnubg's cube alerts that we report
-    in the same category at the same position."""
+    in the same category at the same position.  gnubg also alerts where the
+    action costs nothing (a "missed double" that was optional, or a cash at
+    par: -0.000); nardtools raises no alert below
+    :data:`~nardtools.analysis.cubeful.ALERT_FLOOR`, so those are counted
+    apart (``free_alerts``), and the ones missed are listed (``missed``)."""
     from nardtools import read_record, replay_match
     from nardtools.analysis.analyse import analyse_match, recorded_analysis
     from nardtools.gnubg_id import position_id
@@ -102,8 +106,11 @@ def compare_match_analysis(sgf: Path, parts: Sequence[Path]) -> dict[str, Any]:
             gap = abs(t.error - r.error)
             agree += gap <= 0.01
             worst.append((gap, number, t.turn, t.play))
+    from nardtools.analysis.cubeful import ALERT_FLOOR
+
     alerts = gnubg_cube_alerts(parts)
-    found = reported = 0
+    found = reported = free = 0
+    missed: list[tuple[int, str, str, float]] = []
     for g, game_alerts in zip(match.games, alerts):
         mine: set[tuple[str, str]] = set()
         for c in ours.cubes.get(g.record.number, []):
@@ -111,7 +118,13 @@ def compare_match_analysis(sgf: Path, parts: Sequence[Path]) -> dict[str, Any]:
                 position = g.turns[c.index].before if c.index < len(g.turns) else g.turns[-1].after
                 mine.add((position_id(position), c.alert))
         reported += len(mine)
-        found += sum((pid, alert) in mine for pid, _who, alert, _lost in game_alerts)
-    total = sum(len(a) for a in alerts)
+        for pid, _who, alert, lost in game_alerts:
+            if lost < ALERT_FLOOR:  # gnubg's alerts that cost nothing (an optional double, a cash at par)
+                free += 1
+            elif (pid, alert) in mine:
+                found += 1
+            else:
+                missed.append((g.record.number, pid, alert, lost))
+    total = sum(len(a) for a in alerts) - free
     return {"plays": plays, "agree": agree, "cube_alerts": total, "cube_found": found, "cube_reported": reported,
-            "worst": sorted(worst, reverse=True)[:5]}
+            "free_alerts": free, "missed": missed, "worst": sorted(worst, reverse=True)[:5]}

@@ -206,6 +206,26 @@ def test_analysis_at_the_score_agrees_with_gnubg_analyse_match(tmp_path: Path) -
     assert alerts >= 10 and found / alerts >= 0.90, (found, alerts)
 
 
+@pytest.mark.slow
+@needs_corpus
+@needs_gnubg_nn
+def test_analysis_agrees_with_gnubg_on_matches_drawn_from_the_whole_corpus(tmp_path: Path) -> None:
+    """Issue 60's marks on 24 matches drawn evenly from the whole corpus (not
+    its first files, which the analysis was tuned on): >= 95% of gnubg's cube
+    alerts that cost something reported in the same category at the same
+    position, and checker errors within 0.01 in >= 99% of unforced decisions."""
+    pytest.importorskip("gnubg_nn")
+    every = sorted([*(CORPUS / "bglab-llabba").glob("*.txt"), *(CORPUS / "gnubg-selfplay").glob("*.mat")])
+    files = [every[int(i * len(every) / 24)] for i in range(24)]
+    plays = agree = alerts = found = 0
+    for sgf, parts in gnubg_analyse(files, tmp_path):
+        r = compare_match_analysis(sgf, parts)
+        plays, agree = plays + r["plays"], agree + r["agree"]
+        alerts, found = alerts + r["cube_alerts"], found + r["cube_found"]
+    assert plays > 2000 and agree / plays >= 0.99, (agree, plays)
+    assert alerts >= 100 and found / alerts >= 0.95, (found, alerts)
+
+
 # ---------------------------------------------------------------------------
 # The commands
 

@@ -273,3 +273,30 @@ def test_the_tutor_warns_before_a_resignation_that_gives_away_equity() -> None:
     assert warning.startswith("tutor: blunder: playing on is worth") and "this loses" in warning
     assert s.game is not None and s.game.outcome is None
     assert s.command("keep")[:2] == ["bot accepts", "game over: O wins 2 points (gammon): nardtools wins"]
+
+
+def test_a_script_of_hostile_commands_is_answered_line_by_line_and_the_game_saved(tmp_path: Path) -> None:
+    out = tmp_path / "g.nrd"
+    commands = ["", "   ", "13/8", "resign koks", "resign 9", "keep", "undo", "take", "accept", "x" * 5000,
+                "24/18\x1b[2J", "quit"]
+    done = subprocess.run([sys.executable, "-m", "nardtools", "play", "--seed", "3", "-o", str(out)],
+                          input="\n".join(commands) + "\n", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stdout + done.stderr
+    errors = [line for line in done.stdout.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 9  # each bad command one line; the blank ones nothing
+    assert done.stdout.splitlines()[-1] == f"saved: {out}"
+
+
+def test_a_browser_session_interrupted_saves_the_record(tmp_path: Path) -> None:
+    from nardtools.notation.reading import read_record
+    from nardtools.teaching.play_web import play_in_browser
+
+    said: list[str] = []
+
+    def interrupted(url: str) -> None:
+        assert "/launch/" in url and "token" not in url  # the token is not on the browser's command line
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        play_in_browser(Session("long", human=0, seed=3), tmp_path / "g.nrd", say=said.append, open_page=interrupted)
+    assert said[-1] == f"saved: {tmp_path / 'g.nrd'}" and read_record(tmp_path / "g.nrd").games

@@ -261,7 +261,11 @@ OTHER = [["moves", "start", "7"], ["moves", "start", "99"], ["check", "start", "
          ["replay", "{f}"], ["moves", "start"], ["eval", "start", "--ply", "7"], ["hint", "start", "31", "--weights", "{f}"],
          ["hint", "start", "31", "--top", "0"], ["train", "--games", "0"], ["train", "--resume", "{out}/nothing"],
          ["train", "--game", "chess"], ["analyse", "{f}", "-g", "99"], ["analyse", "{f}", "-o", "{out}/x.txt"],
-         ["eval", "start", "-r", "gulbara"], ["eval", "start", "--evaluator", "gnubg", "-r", "long"]]
+         ["eval", "start", "-r", "gulbara"], ["eval", "start", "--evaluator", "gnubg", "-r", "long"],
+         ["play", "--as", "Z"], ["play", "-r", "gulbara"], ["play", "-r", "chess"], ["play", "-o", "{out}/x.txt"],
+         ["play", "-o", "{out}/no-folder/x.nrd"], ["play", "--ply", "7"], ["play", "--seed", "-1"],
+         ["play", "--match", "999"], ["play", "--set", "nonsense=1"], ["play", "--evaluator", "gnubg", "-r", "long"],
+         ["play", "--evaluator", "nonsense"]]
 
 
 def _matrix() -> list[tuple[str, list[str], str]]:
