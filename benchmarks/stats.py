@@ -41,9 +41,9 @@ def archive(games: int) -> Path:
     from nardtools import find_ruleset
     from nardtools.analysis.bearoff import default_cache_dir
     from nardtools.notation.mat import export_mat
+    from nardtools.notation.random_records import random_match
     from nardtools.notation.record import MatchRecord
     from nardtools.notation.replay import replay_match
-    from nardtools.playout import random_match
 
     folder = default_cache_dir() / f"bench-archive-{games}"
     done = folder / "complete"

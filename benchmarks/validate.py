@@ -148,8 +148,8 @@ def long_archive(folder: Path, games: int, ruleset: str = "long", options: dict[
     (seeds 0, 1, ...) until ``games`` games, one file each."""
     from nardtools import find_ruleset
     from nardtools.notation.mat import export_mat
+    from nardtools.notation.random_records import random_match
     from nardtools.notation.replay import replay_match
-    from nardtools.playout import random_match
 
     folder.mkdir()
     total = seed = 0

@@ -13,8 +13,8 @@ from pathlib import Path
 from nardtools import find_ruleset
 from nardtools.notation.mat import export_mat
 from nardtools.notation.native import export_native
+from nardtools.notation.random_records import random_match
 from nardtools.notation.replay import replay_match
-from nardtools.playout import random_match
 
 HERE = Path(__file__).resolve().parent
 

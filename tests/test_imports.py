@@ -117,6 +117,64 @@ def test_no_import_cycle_even_through_imports_inside_functions():
     assert not cycles, cycles
 
 
+#: docs/architecture.md's layers, bottom first: a module imports its own
+#: layer and the ones below, never one above, at module level and inside
+#: functions alike (``TYPE_CHECKING`` blocks left out).  The package's
+#: ``__init__`` is its public face, above everything.
+LAYERS = (
+    ("values", ("nardtools.position", "nardtools.dice", "nardtools.play", "nardtools.setup", "nardtools.gnubg_id",
+                "nardtools.errors", "nardtools._io", "nardtools._notices")),
+    ("rules", ("nardtools.rules", "nardtools.outcome")),
+    ("engine", ("nardtools.engine", "nardtools.game", "nardtools.core", "nardtools.playout", "nardtools._core",
+                "nardtools._workers")),
+    ("records", ("nardtools.notation",)),
+    ("analysis", ("nardtools.analysis",)),
+    ("teaching", ("nardtools.teaching",)),
+    ("command line", ("nardtools.cli", "nardtools.__main__")),
+    ("package", ("nardtools",)),
+)
+
+
+def layer_of(module: str) -> int:
+    """The index in :data:`LAYERS` of the layer ``module`` belongs to."""
+    for i, (_, members) in enumerate(LAYERS):
+        if any(module == m or (module.startswith(m + ".") and m != "nardtools") for m in members):
+            return i
+    raise AssertionError(f"{module} is in no layer of docs/architecture.md: add it to LAYERS")
+
+
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a layer above the importer's, as ``a (layer) -> b (layer)``."""
+    out = []
+    for name, imported in sorted(graph.items()):
+        for target in sorted(imported):
+            if layer_of(target) > layer_of(name):
+                out.append(f"{name} ({LAYERS[layer_of(name)][0]}) -> {target} ({LAYERS[layer_of(target)][0]})")
+    return out
+
+
+def _whole_graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _every_import(name, path, modules) for name, path in modules.items()}
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    graph = _whole_graph()
+    assert graph["nardtools.analysis.analyse"] >= {"nardtools.notation.native"}  # function-level edges are read
+    assert not layer_violations(graph)
+
+
+def test_a_planted_layer_violation_is_found():
+    """The check is no formality: an import of the command line from a value
+    type, or of the records from the engine, inside a function, is named."""
+    graph = _whole_graph()
+    graph["nardtools.position"] = graph["nardtools.position"] | {"nardtools.cli.common"}
+    graph["nardtools.core"] = graph["nardtools.core"] | {"nardtools.notation.source"}
+    assert layer_violations(graph) == [
+        "nardtools.core (engine) -> nardtools.notation.source (records)",
+        "nardtools.position (values) -> nardtools.cli.common (command line)"]
+
+
 def test_every_module_imports_alone():
     names = [n for n in _modules() if not n.endswith("__main__")]
     code = "import importlib, sys\nfor name in sys.argv[1:]:\n    importlib.import_module(name)\n"

@@ -13,10 +13,10 @@ import pytest
 
 from nardtools import find_ruleset
 from nardtools.notation.mat import export_mat, read_mat, read_mat_file
+from nardtools.notation.random_records import random_match
 from nardtools.notation.record import ActionKind
 from nardtools.notation.replay import replay_match
 from nardtools.notation.validate import expand_paths
-from nardtools.playout import random_match
 
 from .corpus import CORPUS, needs_corpus
 

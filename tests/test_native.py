@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from nardtools import find_ruleset
 from nardtools.notation.mat import export_mat, read_mat, read_mat_file
 from nardtools.notation.native import export_native, read_native, write_native
+from nardtools.notation.random_records import random_match
 from nardtools.notation.replay import replay_match
 from nardtools.notation.validate import expand_paths
-from nardtools.playout import random_match
 
 from .corpus import CORPUS, needs_corpus
 from .test_mat_roundtrip import summary

@@ -192,3 +192,40 @@ def test_a_save_that_fails_at_the_end_is_saved_elsewhere_and_the_session_ends(
         assert read_record(here / "game.nrd").games
     finally:
         server.close()
+
+
+def test_a_fuzz_run_of_the_endpoint_gets_an_answer_to_every_request() -> None:
+    """Random bodies, paths, tokens and headers: every request is answered with
+    a status line (200, 400, 403 or 404), the server never drops one, and the
+    session changes only through the commands it accepts."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    server = PlayServer(Session("long", human=0, seed=3))
+    server.serve_in_background()
+    port = server.httpd.server_address[1]
+    junk = st.binary(max_size=300)
+    json_body = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=30),
+                             lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                           max_size=4),
+                             max_leaves=20).map(lambda v: json.dumps({"command": v} if isinstance(v, str) else v)
+                                                .encode())
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(body=junk | json_body, path=st.sampled_from(["/api/command", "/api/state", "/", "/x", "/launch/x"]),
+           token=st.sampled_from([None, "", "wrong", "tök"]) | st.text(max_size=20),
+           method=st.sampled_from(["POST", "GET"]))
+    def fuzz(body: bytes, path: str, token: str | None, method: str) -> None:
+        t = server.token if token is None else token
+        from urllib.parse import quote
+
+        head = (f"{method} {path}?token={quote(t)} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
+        answer = _raw(server, head + body)
+        assert answer.split(b" ")[1] in (b"200", b"303", b"400", b"403", b"404"), answer[:80]
+
+    try:
+        fuzz()
+        assert server.session.finished or server.state()["choices"]  # the session still asks (unless quit)
+    finally:
+        server.close()

@@ -154,9 +154,9 @@ def _auto_double_match(fmt: str) -> str:
     opened with a tie, written in ``fmt``."""
     from nardtools.notation.mat import export_mat
     from nardtools.notation.native import export_native
+    from nardtools.notation.random_records import random_match
     from nardtools.notation.record import AUTO_DOUBLES
     from nardtools.notation.replay import replay_match
-    from nardtools.playout import random_match
 
     ruleset = find_ruleset("short-academic")
     seed = next(s for s in range(200) if random_match(ruleset, 3, s).games[0].tags)

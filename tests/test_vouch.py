@@ -22,9 +22,10 @@ from nardtools.engine import _judge
 from nardtools.errors import InvalidPlayError
 from nardtools.notation import validate
 from nardtools.notation.mat import export_mat, gnubg_play
+from nardtools.notation.random_records import random_match
 from nardtools.notation.replay import replay_match
 from nardtools.outcome import classify, points_for
-from nardtools.playout import random_game, random_match
+from nardtools.playout import random_game
 from nardtools.rules import rulesets
 
 from .corpus import CORPUS

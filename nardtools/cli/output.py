@@ -127,7 +127,7 @@ def terminal_text() -> Iterator[None]:
         yield
         return
     terminal = sys.stdout
-    sys.stdout = _PrintableStream(terminal)  # type: ignore[assignment]
+    sys.stdout = _PrintableStream(terminal)
     try:
         yield
     finally:

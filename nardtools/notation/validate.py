@@ -30,7 +30,8 @@ from .sniff import check_encoding
 if TYPE_CHECKING:
     from .replay import Problem
 
-from ..core import compiled, mat_files, pack_rules
+from ..core import compiled, pack_rules
+from .vouch import mat_files
 
 __all__ = ["RECORD_SUFFIXES", "FileReport", "expand_paths", "read_record", "replay_file", "validate_file",
            "validate_paths", "vouched"]
@@ -70,7 +71,7 @@ def vouched(path: str, rules: str | None = None, options: Mapping[str, str] | No
     top of its tags), else ``None``: the file must be replayed.  A clean
     file's lenient replay is its strict one, so ``lenient`` changes nothing
     here; with an ``encoding`` only a plain ASCII file is vouched for
-    (:func:`~nardtools.core.mat_file`)."""
+    (:func:`~nardtools.notation.vouch.mat_file`)."""
     return vouched_many([(path, data)], rules, options, encoding)[0]
 
 

@@ -109,8 +109,9 @@ def core_file_stats(path: str, data: bytes | None = None, *, turns: bool = False
                     race_points: int = 6, encoding: str | None = None) -> FileStats | None:
     """The statistics of a ``.mat`` file the compiled core replays without a
     doubt (the same figures as the replay here), or ``None`` (see
-    :func:`~nardtools.core.mat_file` for ``encoding``)."""
-    from ...core import compiled, mat_file, pack_rules
+    :func:`~nardtools.notation.vouch.mat_file` for ``encoding``)."""
+    from ...core import compiled, pack_rules
+    from ...notation.vouch import mat_file
     from ..bearoff import BearoffDatabase
 
     read = mat_file(path, data, encoding=encoding)
