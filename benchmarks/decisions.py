@@ -2,11 +2,19 @@
 Backgammon's network at 2-ply (gnubg-nn, an optional oracle) on the human
 matches of the shared corpus (issue #23's acceptance).
 
-    python benchmarks/decisions.py [--decisions 600] [--plies 0,1,2] [--weights FILE] [--race FILE]
-                                   [--json results.json]
+    python benchmarks/decisions.py [--decisions 600] [--half dev|test|first] [--plies 0,1,2]
+                                   [--weights FILE] [--race FILE] [--json results.json]
 
-Every turn of the bglab-llabba matches (in file order) with more than one
-legal play is a decision, until ``--decisions``.  For each:
+A turn of the corpus' human matches (bglab-llabba) with more than one legal
+play is a decision.  The matches are split once, by match, into two halves
+by a hash of their file names (:func:`half_of`): a **development** half, on
+which networks and settings are chosen, and a **test** half, reported and
+never chosen on (issue 64: a figure from a sample used for selection is not
+a measurement).  ``--half dev`` (the default) or ``--half test`` draws
+``--decisions`` evenly from every match of that half (the same number from
+each, spread over each match's turns); ``--half first`` takes the first
+decisions in file order, as the benchmark did before (the sample the
+networks up to backgammon 0.5 were chosen on).  For each decision:
 
 - the **referee** values each play's result by gnubg-nn at 2-ply (cubeless
   money equity, gammons 2 and backgammons 3): the best eight by its 0-ply,
@@ -51,23 +59,48 @@ REFEREE_FILTER = 8
 RULES = find_ruleset("backgammon").rules
 
 
-def decisions(limit: int) -> list[tuple[object, Roll, bool, object]]:
-    """(position, roll, first turn, result played) of the corpus' human turns with a choice."""
+def half_of(path: Path) -> str:
+    """``dev`` or ``test``: the half a match belongs to, by a hash of its file
+    name (fixed once: a match never changes halves)."""
+    import hashlib
+
+    return "test" if hashlib.sha256(path.name.encode("utf-8")).digest()[0] % 2 else "dev"
+
+
+def _choices(path: Path) -> list[tuple[object, Roll, bool, object]]:
+    """(position, roll, first turn, result played) of a match's turns with a choice."""
     from nardtools.notation.mat import replay_text
 
     found = []
-    for path in sorted((CORPUS / "bglab-llabba").glob("*.txt")):
-        replayed = replay_text(path.read_text(encoding="utf-8", errors="replace"), path=str(path))
-        for game in replayed.games:
-            for t in game.turns:
-                if t.action.part or not isinstance(t.dice, Roll) or t.play is None:
-                    continue
-                if len(legal_plays(t.before, t.dice, RULES, first_turn=t.first_turn)) < 2:
-                    continue
-                found.append((t.before, t.dice, t.first_turn, t.after))
-                if len(found) >= limit:
-                    return found
+    replayed = replay_text(path.read_text(encoding="utf-8", errors="replace"), path=str(path))
+    for game in replayed.games:
+        for t in game.turns:
+            if t.action.part or not isinstance(t.dice, Roll) or t.play is None:
+                continue
+            if len(legal_plays(t.before, t.dice, RULES, first_turn=t.first_turn)) < 2:
+                continue
+            found.append((t.before, t.dice, t.first_turn, t.after))
     return found
+
+
+def decisions(limit: int, half: str = "dev") -> list[tuple[object, Roll, bool, object]]:
+    """``limit`` decisions: drawn evenly from every match of a half, or the first in file order."""
+    matches = sorted((CORPUS / "bglab-llabba").glob("*.txt"))
+    if half == "first":
+        found: list[tuple[object, Roll, bool, object]] = []
+        for path in matches:
+            found += _choices(path)
+            if len(found) >= limit:
+                break
+        return found[:limit]
+    chosen = [path for path in matches if half_of(path) == half]
+    each = -(-limit // len(chosen))  # the same number from every match (the last ones may give fewer)
+    found = []
+    for path in chosen:
+        turns = _choices(path)
+        found += [turns[int(i * len(turns) / each)] for i in range(min(each, len(turns)))]
+    step = len(found) / limit
+    return [found[int(i * step)] for i in range(limit)] if len(found) > limit else found
 
 
 class Referee:
@@ -87,6 +120,9 @@ class Referee:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--decisions", type=int, default=600)
+    ap.add_argument("--half", choices=("dev", "test", "first"), default="dev",
+                    help="the development half, the test half (report it; never choose on it), or the first "
+                         "decisions in file order")
     ap.add_argument("--plies", default="0,1,2")
     ap.add_argument("--weights", help="A backgammon main network instead of the shipped one.")
     ap.add_argument("--race", help="A backgammon race network instead of the shipped one.")
@@ -98,7 +134,7 @@ def main() -> None:
         sys.exit("gnubg-nn is needed (pip install gnubg-nn): it is the referee")
     plies = [int(v) for v in args.plies.split(",")]
     ev = Evaluator(RULES, weights=args.weights, race=args.race)
-    found = decisions(args.decisions)
+    found = decisions(args.decisions, args.half)
     names = [f"nardtools {k}-ply" for k in plies] + ["gnubg-nn 0-ply"]
     seconds = dict.fromkeys(names, 0.0)
     loss = {n: [] for n in names}  # type: dict[str, list[float]]
@@ -133,9 +169,11 @@ def main() -> None:
                 alarms[name] += 1
                 false[name] += int(clear)
     anchor = float(np.mean(loss["gnubg-nn 0-ply"]))
-    figures = {"decisions": len(found), "referee": "gnubg-nn 2-ply", "evaluator": ev.name,
+    figures = {"decisions": len(found), "sample": args.half, "referee": "gnubg-nn 2-ply", "evaluator": ev.name,
                "seconds": round(time.perf_counter() - began, 1), "evaluators": {}}
-    print(f"{len(found)} decisions from the bglab-llabba matches; referee gnubg-nn 2-ply; {ev.name}")
+    what = {"dev": "drawn evenly from the development half of", "test": "drawn evenly from the test half of",
+            "first": "the first in file order of"}[args.half]
+    print(f"{len(found)} decisions {what} the bglab-llabba matches; referee gnubg-nn 2-ply; {ev.name}")
     figures["good_plays"] = int(good)
     print(f"{good} of the plays made are within {CLEAR} of the referee's best")
     print("| evaluator | equity lost per decision | × gnubg-nn 0-ply | alarms (≥ 0.08) | false alarms | "

@@ -27,12 +27,31 @@ def _table_rows(text: str) -> dict[str, list[str]]:
             if line.startswith("| ")}
 
 
+def test_the_decisions_benchmark_splits_the_corpus_once_by_match():
+    """Issue 64: every match in exactly one half, by its name alone, and
+    decisions drawn from every match of the half asked for."""
+    import importlib.util
+
+    from .corpus import CORPUS, require_corpus
+
+    require_corpus()
+    spec = importlib.util.spec_from_file_location("decisions_bench", ROOT / "benchmarks" / "decisions.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    matches = sorted((CORPUS / "bglab-llabba").glob("*.txt"))
+    halves = {m.name: bench.half_of(m) for m in matches}
+    assert set(halves.values()) == {"dev", "test"} and min(list(halves.values()).count(h) for h in ("dev", "test")) > 30
+    assert all(bench.half_of(Path("x") / name) == half for name, half in halves.items())  # the name alone decides
+
+
 def test_the_decisions_benchmark_writes_its_figures(tmp_path):
     pytest.importorskip("gnubg_nn")
     out = tmp_path / "decisions.json"
     text = _run("benchmarks/decisions.py", "--decisions", "12", "--plies", "0,1", "--json", str(out))
     figures = json.loads(out.read_text())
     assert figures["decisions"] == 12 and figures["referee"] == "gnubg-nn 2-ply" and 0 <= figures["good_plays"] <= 12
+    assert figures["sample"] == "dev"  # the development half by default: the test half is for reporting
     assert set(figures["evaluators"]) == {"nardtools 0-ply", "nardtools 1-ply", "gnubg-nn 0-ply"}
     anchor = figures["evaluators"]["gnubg-nn 0-ply"]["loss_per_decision"]
     for name, row in figures["evaluators"].items():
