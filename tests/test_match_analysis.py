@@ -188,6 +188,17 @@ needs_gnubg_nn = pytest.mark.skipif(GNUBG is None and not os.environ.get("CI"),
                                     reason="GNU Backgammon is not installed")
 
 
+def _agreement(files: list[Path], folder: Path) -> tuple[int, int, int, int]:
+    """Over ``files`` analysed by gnubg and by us: unforced plays, those whose
+    errors agree within 0.01, gnubg's costly cube alerts, those we report."""
+    plays = agree = alerts = found = 0
+    for sgf, parts in gnubg_analyse(files, folder):
+        r = compare_match_analysis(sgf, parts)
+        plays, agree = plays + r["plays"], agree + r["agree"]
+        alerts, found = alerts + r["cube_alerts"], found + r["cube_found"]
+    return plays, agree, alerts, found
+
+
 @needs_corpus
 @needs_gnubg_nn
 def test_analysis_at_the_score_agrees_with_gnubg_analyse_match(tmp_path: Path) -> None:
@@ -196,12 +207,7 @@ def test_analysis_at_the_score_agrees_with_gnubg_analyse_match(tmp_path: Path) -
     unforced decisions, and >= 90% of gnubg's cube alerts reported, in the same
     category, at the same position."""
     pytest.importorskip("gnubg_nn")
-    files = sorted((CORPUS / "bglab-llabba").glob("*.txt"))[:3]
-    plays = agree = alerts = found = 0
-    for sgf, parts in gnubg_analyse(files, tmp_path):
-        r = compare_match_analysis(sgf, parts)
-        plays, agree = plays + r["plays"], agree + r["agree"]
-        alerts, found = alerts + r["cube_alerts"], found + r["cube_found"]
+    plays, agree, alerts, found = _agreement(sorted((CORPUS / "bglab-llabba").glob("*.txt"))[:3], tmp_path)
     assert plays > 500 and agree / plays >= 0.95, (agree, plays)
     assert alerts >= 10 and found / alerts >= 0.90, (found, alerts)
 
@@ -216,12 +222,7 @@ def test_analysis_agrees_with_gnubg_on_matches_drawn_from_the_whole_corpus(tmp_p
     position, and checker errors within 0.01 in >= 99% of unforced decisions."""
     pytest.importorskip("gnubg_nn")
     every = sorted([*(CORPUS / "bglab-llabba").glob("*.txt"), *(CORPUS / "gnubg-selfplay").glob("*.mat")])
-    files = [every[int(i * len(every) / 24)] for i in range(24)]
-    plays = agree = alerts = found = 0
-    for sgf, parts in gnubg_analyse(files, tmp_path):
-        r = compare_match_analysis(sgf, parts)
-        plays, agree = plays + r["plays"], agree + r["agree"]
-        alerts, found = alerts + r["cube_alerts"], found + r["cube_found"]
+    plays, agree, alerts, found = _agreement([every[int(i * len(every) / 24)] for i in range(24)], tmp_path)
     assert plays > 2000 and agree / plays >= 0.99, (agree, plays)
     assert alerts >= 100 and found / alerts >= 0.95, (found, alerts)
 

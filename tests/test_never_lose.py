@@ -175,7 +175,7 @@ def test_a_handout_analysed_again_carries_one_analysis(tmp_path: Path) -> None:
 def test_names_reach_a_terminal_without_their_control_characters(monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 
-    from nardtools.cli.output import printable, terminal_text
+    from nardtools.cli.terminal import printable, terminal_text
 
     assert printable("Ann\x1b]0;owned\x07 \x9b2J\tok\n") == "Ann\\x1b]0;owned\\x07 \\x9b2J\tok\n"
 

@@ -391,12 +391,16 @@ def test_memory_is_bounded_by_the_game_not_the_file(tmp_path, monkeypatch):
     monkeypatch.setattr(source, "IN_MEMORY", 1 << 16)  # stream anything over 64 KiB ...
     monkeypatch.setattr(source, "_BLOCK", 1 << 16)  # ... in blocks of 64 KiB
     head, games = FIXTURE.read_text().split(" Game 1", 1)
-    first = games.split(" Game 2")[0]
+    first = games.split(" Game 2")[0]  # root wins 2 points
+    head = head.replace(" 5 point match", " 9999 point match")
+    score = " gnubg : 0                      root : 0"
+    assert score in first
 
-    def archive(copies: int) -> Path:  # ends with an illegal play
+    def archive(copies: int) -> Path:  # ends with an illegal play; each header's score the results' own
         path = tmp_path / f"{copies}.mat"
-        path.write_text(head + "".join(f" Game {i + 1}" + first for i in range(copies))
-                        + " Game 99999\n a : 0   b : 0\n  1) 31: 8/4 6/5\n")
+        path.write_text(head + "".join(f" Game {i + 1}" + first.replace(score, f" gnubg : 0   root : {2 * i}")
+                                       for i in range(copies))
+                        + f" Game 99999\n a : 0   b : {2 * copies}\n  1) 31: 8/4 6/5\n")
         return path
 
     replay_file(str(archive(10)))  # everything imported and cached before measuring

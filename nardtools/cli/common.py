@@ -111,7 +111,7 @@ def command(app: typer.Typer, name: str, panel: str | None = None) -> Callable[[
         def run(*args: object, **kwargs: object) -> None:
             from .. import _notices
             from ..core import THREADS_PROBLEM
-            from .output import terminal_text
+            from .terminal import terminal_text
 
             _notices.notice = _say
             if THREADS_PROBLEM:
