@@ -246,3 +246,21 @@ def test_the_pip_plot_ends_on_the_final_position() -> None:
     last = notes[-1]
     after = {last.player: last.pips_after[0], 1 - last.player: last.pips_after[1]}
     assert ends == [(last.index + 1, after[0]), (last.index + 1, after[1])]
+
+
+def test_a_header_that_follows_a_misstated_result_stands(tmp_path: Path) -> None:
+    """Game 1's record says 1 point where the game is worth 2 (warned of there);
+    game 2's header follows the record's figure: no second warning, and game 2
+    is played at the header's score."""
+    from nardtools.notation.reading import read_record
+    from nardtools.notation.replay import replay_match
+
+    text = FIXTURE.read_text()
+    assert "Wins 2 points" in text.split(" Game 2")[0]
+    head, rest = text.split(" Game 2", 1)
+    path = tmp_path / "misstated.mat"
+    path.write_text(head.replace("Wins 2 points", "Wins 1 point") + " Game 2" + rest.replace(
+        "root : 2", "root : 1", 1))
+    replayed = replay_match(read_record(path))
+    assert [p.rule for p in replayed.games[0].problems] == ["result"]
+    assert replayed.games[1].problems == [] and replayed.games[1].game.score == (0, 1)

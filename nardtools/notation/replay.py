@@ -244,7 +244,9 @@ def _score(grec: GameRecord, previous: ReplayedGame | None, record: MatchRecord)
     In a match, the score the results before it give, where the game before
     ended with one (GNU Backgammon scores a match by its results too): a
     header that says otherwise is warned of, and the Crawford game is judged
-    from the results.  A score that is not below the match length is an
+    from the results.  Where the record's own result was not the game's
+    worth (warned of there), a header that follows the record's figure
+    stands.  A score that is not below the match length is an
     error: no game is played at it."""
     score, said = grec.score, None
     length = record.length
@@ -252,6 +254,10 @@ def _score(grec: GameRecord, previous: ReplayedGame | None, record: MatchRecord)
         o = previous.game.outcome
         before = previous.game.score
         won = (before[0] + o.points * (o.winner == 0), before[1] + o.points * (o.winner == 1))
+        stated = previous.record.result  # a record whose result was warned of scores by its own figure
+        if stated is not None and stated.player == o.winner and stated.value != o.points:
+            by_record = (before[0] + stated.value * (o.winner == 0), before[1] + stated.value * (o.winner == 1))
+            won = score if score == by_record else won
         if won != score and max(won) < length:
             said = Problem(record.path, grec.line, 1, grec.number, 0, "", "", "score-mismatch",
                            f"the header gives the score {score[0]}-{score[1]}, but game {previous.record.number}'s "
