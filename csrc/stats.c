@@ -56,9 +56,15 @@ static void on_turn(void *user, const Game *before, const Turn *t, const Act *a,
     Stats *st = h->st;
     const Rules *r = before->r;
     int player = before->on_roll;
-    legal_plays(t, st->search);
-    if (st->search->overflow) { h->failed = 1; return; }
-    int count = st->search->nchosen ? st->search->nchosen : 1;
+    int race = is_race(r, &before->board);
+    int count = 1;
+    /* the legal plays are the costly part: counted for the turn rows, and in a race for its exact figures
+     * (luck, race error); the game rows and the players' figures need nothing else of them */
+    if (st->want_turns || race) {
+        legal_plays(t, st->search);
+        if (st->search->overflow) { h->failed = 1; return; }
+        count = st->search->nchosen ? st->search->nchosen : 1;
+    }
     TurnRow row = {0};
     row.game = h->game_number;
     row.turn = a->number;
@@ -77,7 +83,7 @@ static void on_turn(void *user, const Game *before, const Turn *t, const Act *a,
     row.dice_used = nsteps;
     row.dice_lost = t->ndice - nsteps > 0 ? t->ndice - nsteps : 0;
     row.pwin_before = row.pwin_after = row.luck = row.race_error = NAN;
-    if (is_race(r, &before->board)) {
+    if (race) {
         row.race = 1;
         double eb, pb, ea, pa;
         if (st->db && race_equity(r, &before->board, st->db, &eb, &pb) && race_equity(r, after, st->db, &ea, &pa)) {
