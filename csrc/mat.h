@@ -32,6 +32,7 @@ typedef struct {
     const Rules *r;
     int length, header, crawford_done, first_game;
     int expected[2], have_expected;   /* the score the last game's result gives, when it ended one below the length */
+    int result_warnings, result_line;   /* this game's results of the right winner but not its worth (warnings) */
     char names[2][64];
     int named;
     long games, complete, turns;

@@ -649,6 +649,7 @@ static int vouch_game(void *fp, GameRec *rec)
     if (!record_game(f, rec, &g)) return 0;
     if (!replay_game(f, rec, &g, NULL, NULL)) return 0;
     if (g.phase != G_OVER && rec->nacts) DEFER(f, rec->line);   /* no result: the reference reports it */
+    if (f->result_warnings) DEFER(f, f->result_line);   /* a result not the game's worth: the reference says so */
     f->games++;
     f->complete += g.phase == G_OVER;
     f->turns += g.turns;
@@ -825,9 +826,9 @@ static PyObject *py_mat_stats(PyObject *self, PyObject *const *args, Py_ssize_t 
     for (size_t i = 0; i < st->ngames; i++) {
         const GameRow *g = &st->games[i];
         PyList_SET_ITEM(games, (Py_ssize_t)i, Py_BuildValue(
-            "(iiiiiiiiiiiiiiiiii)", g->number, g->score[0], g->score[1], g->winner, g->kind, g->ending, g->points,
+            "(iiiiiiiiiiiiiiiiiii)", g->number, g->score[0], g->score[1], g->winner, g->kind, g->ending, g->points,
             g->record_points, g->cube, g->turns, g->race_turn, g->race_pips[0], g->race_pips[1], g->opening_d1,
-            g->opening_d2, g->opening_side, g->complete, g->source));
+            g->opening_d2, g->opening_side, g->complete, g->source, g->warnings));
     }
     PyObject *sides = PyList_New(2);
     for (int q = 0; q < 2 && sides; q++) {

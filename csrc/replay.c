@@ -31,6 +31,7 @@ int record_game(MatFile *f, const GameRec *rec, Game *g)
         for (int i = 0; i < rec->nacts; i++)   /* a fragment: the reference infers the Crawford game, and warns */
             if (rec->acts[i].kind == A_DOUBLE) DEFER(f, rec->acts[i].line);
     f->first_game = 0;
+    f->result_warnings = 0;
     game_start(g, r, length, rec->score[0], rec->score[1], crawford);
     return 1;
 }
@@ -43,8 +44,12 @@ int replay_game(MatFile *f, GameRec *rec, Game *g, TurnHook on_turn, void *user)
         if (a->kind == A_LOSE) continue;   /* (the reference leaves them out of the replay) */
         const Act *next = NULL;
         for (int j = i + 1; j < rec->nacts && !next; j++) if (rec->acts[j].kind != A_LOSE) next = &rec->acts[j];
-        if (g->phase == G_OVER) {   /* only the result may follow, as the record states it */
-            if (a->kind != A_WIN || a->player != g->winner || a->value != g->points) DEFER(f, a->line);
+        if (g->phase == G_OVER) {   /* only the result may follow, its winner the game's */
+            if (a->kind != A_WIN || a->player != g->winner) DEFER(f, a->line);
+            if (a->value != g->points) {   /* the reference warns of the worth, and goes on */
+                f->result_warnings++;
+                f->result_line = a->line;
+            }
             continue;
         }
         if (!started && a->kind != A_WIN) {

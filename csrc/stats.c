@@ -168,6 +168,7 @@ int stats_game(void *fp, GameRec *rec)
     row->opening_d2 = h.index ? h.opening_d2 : 0;
     row->opening_side = h.index ? h.opening_side : -1;
     row->source = row->complete ? 1 : row->record_points >= 0 ? 2 : 0;
+    row->warnings = f->result_warnings;
     return 1;
 }
 

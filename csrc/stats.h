@@ -12,7 +12,7 @@
 
 typedef struct {
     int number, score[2], winner, kind, ending, points, record_points, cube, turns;
-    int race_turn, race_pips[2], opening_d1, opening_d2, opening_side, complete, source;
+    int race_turn, race_pips[2], opening_d1, opening_d2, opening_side, complete, source, warnings;
 } GameRow;
 
 typedef struct {

@@ -264,3 +264,22 @@ def test_a_header_that_follows_a_misstated_result_stands(tmp_path: Path) -> None
     replayed = replay_match(read_record(path))
     assert [p.rule for p in replayed.games[0].problems] == ["result"]
     assert replayed.games[1].problems == [] and replayed.games[1].game.score == (0, 1)
+
+
+def test_a_misstated_result_is_counted_by_the_core_as_the_reference_counts_it(tmp_path: Path) -> None:
+    """Issue 60, archives of real size: a record whose result is not the
+    game's worth (a warning) no longer sends its file to the slow path; the
+    core's rows are the reference's, the warning counted."""
+    from nardtools.analysis.stats.collection import core_file_stats, file_stats_from_record
+    from nardtools.notation.reading import read_record
+    from nardtools.notation.replay import replay_match
+    from nardtools.notation.validate import vouched
+
+    path = tmp_path / "misstated.mat"
+    path.write_text(FIXTURE.read_text().replace("Wins 2 points", "Wins 1 point", 1))
+    fast = core_file_stats(str(path))
+    reference = file_stats_from_record(replay_match(read_record(path), lenient=True))
+    assert fast is not None and fast.games == reference.games
+    assert [g["warnings"] for g in fast.games] == [1, 0, 0, 0]
+    assert (fast.luck, fast.race, fast.rolls) == (reference.luck, reference.race, reference.rolls)
+    assert vouched(str(path)) is None  # validate still hands it to the reference, which says so

@@ -131,7 +131,7 @@ def core_file_stats(path: str, data: bytes | None = None, *, turns: bool = False
     variant = "long" if rules.is_long else rules.start
     kinds = _OUTCOMES[rules.is_long]
     for (number, score0, score1, winner, kind, ending, points, record_points, cube, nturns, race_turn, race0,
-         race1, d1, d2, opening_side, complete, source) in games:
+         race1, d1, d2, opening_side, complete, source, warnings) in games:
         out.games.append({
             "file": path, "game": number, "variant": variant, "ruleset": ruleset.name,
             "player0": names[0], "player1": names[1], "match_length": length,
@@ -144,7 +144,7 @@ def core_file_stats(path: str, data: bytes | None = None, *, turns: bool = False
             "race_pips0": race0 if race_turn >= 0 else None, "race_pips1": race1 if race_turn >= 0 else None,
             "opening_roll": f"{d1}{d2}" if d1 else None, "opening_side": opening_side if opening_side >= 0 else None,
             "complete": bool(complete), "result_source": _SOURCES[source], "problems": 0, "first_problem": None,
-            "warnings": 0,
+            "warnings": warnings,
         })
     for side, (nturns, rolls, luck_n, luck_sum, race_n, race_sum, race_errors) in enumerate(sides):
         who = names[side]
@@ -237,7 +237,7 @@ def _add_game(out: FileStats, g: Any, record: Any, ruleset: Any, rows: list[dict
     out.games.append({
         "file": record.path, "game": g.record.number, "variant": variant, "ruleset": ruleset.name,
         "player0": names[0], "player1": names[1], "match_length": record.length,
-        "score0": g.record.score[0], "score1": g.record.score[1],
+        "score0": g.game.score[0], "score1": g.game.score[1],  # the score played at (the results', over a header)
         "winner": names[winner_side] if winner_side is not None else None, "winner_side": winner_side,
         "outcome": kind or None,
         "ending": outcome.ending.value if outcome else None,
