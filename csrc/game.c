@@ -276,7 +276,6 @@ int game_resigned(Game *g, int winner, int value)
     if (level < 1) level = 1;
     if (level > (g->r->v[R_LONG] ? kinds : 3)) level = g->r->v[R_LONG] ? kinds : 3;
     int points = outcome_points(g, level);
-    if (points != value) return 0;   /* the reference warns */
     finish(g, winner, level, END_RESIGN, points);
-    return 1;
+    return points == value ? 1 : 2;   /* 2: the record's figure is not the resignation's worth (the reference warns) */
 }

@@ -37,6 +37,6 @@ int game_double(Game *g, int player, int value);
 int game_take(Game *g);
 int game_drop(Game *g);
 int game_beaver(Game *g, int value);
-int game_resigned(Game *g, int winner, int value);
+int game_resigned(Game *g, int winner, int value);   /* 1, 2 where the record's figure is not its worth, 0 */
 
 #endif

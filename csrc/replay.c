@@ -93,10 +93,16 @@ int replay_game(MatFile *f, GameRec *rec, Game *g, TurnHook on_turn, void *user)
         case A_BEAVER:
             if (!game_beaver(g, a->value)) DEFER(f, a->line);
             break;
-        case A_WIN:
+        case A_WIN: {
             if (!started) break;   /* a forfeit: the game never started */
-            if (!game_resigned(g, a->player, a->value)) DEFER(f, a->line);
+            int resigned = game_resigned(g, a->player, a->value);
+            if (!resigned) DEFER(f, a->line);
+            if (resigned == 2) {   /* the reference warns of the worth, and goes on */
+                f->result_warnings++;
+                f->result_line = a->line;
+            }
             break;
+        }
         default:
             DEFER(f, a->line);
         }

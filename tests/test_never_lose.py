@@ -283,3 +283,16 @@ def test_a_misstated_result_is_counted_by_the_core_as_the_reference_counts_it(tm
     assert [g["warnings"] for g in fast.games] == [1, 0, 0, 0]
     assert (fast.luck, fast.race, fast.rolls) == (reference.luck, reference.race, reference.rolls)
     assert vouched(str(path)) is None  # validate still hands it to the reference, which says so
+
+
+@needs_corpus
+def test_a_resignation_whose_figure_is_not_its_worth_is_counted_by_the_core() -> None:
+    from nardtools.analysis.stats.collection import core_file_stats, file_stats_from_record
+    from nardtools.notation.reading import read_record
+    from nardtools.notation.replay import replay_match
+
+    require_corpus()
+    path = next((CORPUS / "bglab-llabba").glob("Minchy - Llabba*"))  # game 10: "Wins 4016 points", worth 12
+    fast = core_file_stats(str(path))
+    reference = file_stats_from_record(replay_match(read_record(path), lenient=True))
+    assert fast is not None and fast.games == reference.games and fast.games[-1]["warnings"] == 1
