@@ -26,6 +26,7 @@ class TableSink:
         self._writer: Any = None
         self._file: IO[str] | None = None
         self._pending: list[TurnColumns] = []  # Parquet: rows gathered into row groups of GROUP_ROWS
+        self._pending_rows = 0
 
     #: Rows of one Parquet row group (the per-write cost of pandas and pyarrow is paid once for them).
     GROUP_ROWS = 100_000
@@ -35,7 +36,8 @@ class TableSink:
             return
         if self.fmt == "parquet":
             self._pending.append(turns)
-            if sum(len(t) for t in self._pending) >= self.GROUP_ROWS:
+            self._pending_rows += len(turns)  # (a sum over the pending parts each time was quadratic)
+            if self._pending_rows >= self.GROUP_ROWS:
                 self._flush()
         else:
             rows = turns.rows()
@@ -59,7 +61,7 @@ class TableSink:
         if not self._pending:
             return
         turns = TurnColumns.concat(self._pending)
-        self._pending = []
+        self._pending, self._pending_rows = [], 0
         table = turns.arrow(self.columns)
         if self._writer is None:
             self._writer = pq.ParquetWriter(self.tmp, table.schema)
