@@ -503,15 +503,13 @@ class Session:
         assert game is not None
         from ..analysis.nets import boards_of
 
-        bot = 1 - self.human
         if self._rejected == (len(self.games), sum(game.turns_played)):
             return None  # rejected this turn: the bot plays it
         p, _ = self.ev.static(boards_of([game.position]))  # the bot is on roll: its own chances
         if p[0, 0] > 0.01:
             return None
         play_on, values = self.resignation_values(self.human)
-        return next((str(k) for k, v in zip(self.levels(), values) if v >= play_on - RESIGN_SLACK), None) \
-            if game.on_roll == bot else None
+        return next((str(k) for k, v in zip(self.levels(), values) if v >= play_on - RESIGN_SLACK), None)
 
     def _answer_resignation(self, answer: str) -> list[str]:
         """The learner accepts or rejects the bot's resignation (the tutor
@@ -547,59 +545,16 @@ class Session:
     # ------------------------------------------------------------ the record
     def record(self) -> str:
         """The session's games in the native format, the tutor's findings as comments."""
-        from ..notation.native import tag_line
+        from .session_record import record_text
 
-        blocks = []
-        for game, lines in self.games:
-            tags = [("Game", self.rules.game.value), ("Ruleset", self.ruleset.name), ("X", self.names[0]),
-                    ("O", self.names[1]), ("MatchLength", str(self.length)),
-                    ("Score", f"{game.score[0]}-{game.score[1]}")]
-            o = game.outcome
-            result = (f"{PLAYER_NAMES[o.winner]} wins {o.points} point{'s' if o.points != 1 else ''} ({o.kind})"
-                      if o is not None else "*")
-            head = "\n".join(tag_line(k, v) for k, v in [*tags, ("Result", result)])
-            blocks.append(head + "\n\n" + "\n".join(_numbered(lines)) + f"\n{result}\n")
-        return "\n".join(blocks)
+        return record_text(self)
 
     def save(self, path: Path) -> list[str]:
-        """Write the record to ``path`` (native, or ``.mat``/``.sgf`` by its
-        suffix) atomically and say where it went, as lines.
+        """Write the record to ``path`` and say where it went (see
+        :func:`.session_record.save_record`: a game played is never lost)."""
+        from .session_record import save_record
 
-        A game played is never lost: where ``path`` cannot be written (its
-        folder removed, no room, no permission) the record goes to the same
-        name in the current folder, then in the system's temporary folder,
-        and the lines say so; where nothing can be written at all, the
-        record itself is among the lines, to copy from the screen.  A format
-        that cannot hold the record is written natively (``.nrd``) instead."""
-        import tempfile
-
-        from .._io import write_atomically
-        from ..errors import ConversionError
-
-        text, said = self.record(), []
-        suffix = path.suffix.lower()
-        if suffix in (".mat", ".sgf"):
-            from ..notation.convert import convert
-            from ..notation.reading import read_record
-            from ..notation.replay import replay_match
-
-            try:
-                text, _ = convert(replay_match(read_record("session.nrd", text)), suffix[1:])
-            except ConversionError as e:
-                path = path.with_suffix(".nrd")
-                said.append(f"not saved as {suffix}: {e}; saved natively instead")
-        failed: list[str] = []
-        for place in dict.fromkeys([path, Path.cwd() / path.name, Path(tempfile.gettempdir()) / path.name]):
-            try:
-                write_atomically(place, text)
-            except OSError as e:
-                failed.append(f"{place}: {e.strerror or e}")
-                continue
-            if failed:
-                said.append(f"could not save to {'; nor to '.join(failed)}")
-            return [*said, f"saved: {place}"]
-        return [*said, f"could not save to {'; nor to '.join(failed)}; the record follows, to copy:",
-                *text.splitlines(), "not saved"]
+        return save_record(self, path)
 
     def finish(self, path: Path) -> list[str]:
         """End the session however it ends (over, quit, Ctrl-C, the browser
@@ -633,16 +588,3 @@ class Session:
         analysis = analyse_match(replayed, ply=self.ply, evaluator=self.ev.evaluator, weights=self.ev.weights)
         return analysis.players[self.human] if analysis.players[self.human].decisions else None
 
-
-def _numbered(lines: list[str]) -> list[str]:
-    """A game's record lines with move numbers before the rolls: the number
-    goes up each time the side that began plays again, as in every record."""
-    out, number, starter = [], 0, None
-    for line in lines:
-        side, _, rest = line.partition(" ")
-        if side in PLAYER_NAMES and rest[:2].isdigit() and rest[2:3] == ":":  # "X 53: ..."
-            starter = side if starter is None else starter
-            number += side == starter
-            line = f"{number}. {line}"
-        out.append(line)
-    return out
