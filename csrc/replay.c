@@ -36,6 +36,13 @@ int record_game(MatFile *f, const GameRec *rec, Game *g)
     return 1;
 }
 
+/* A result whose figure is not the game's worth: the reference warns of it and goes on. */
+static void result_warning(MatFile *f, const Act *a)
+{
+    f->result_warnings++;
+    f->result_line = a->line;
+}
+
 int replay_game(MatFile *f, GameRec *rec, Game *g, TurnHook on_turn, void *user)
 {
     int started = 0;
@@ -46,10 +53,7 @@ int replay_game(MatFile *f, GameRec *rec, Game *g, TurnHook on_turn, void *user)
         for (int j = i + 1; j < rec->nacts && !next; j++) if (rec->acts[j].kind != A_LOSE) next = &rec->acts[j];
         if (g->phase == G_OVER) {   /* only the result may follow, its winner the game's */
             if (a->kind != A_WIN || a->player != g->winner) DEFER(f, a->line);
-            if (a->value != g->points) {   /* the reference warns of the worth, and goes on */
-                f->result_warnings++;
-                f->result_line = a->line;
-            }
+            if (a->value != g->points) result_warning(f, a);
             continue;
         }
         if (!started && a->kind != A_WIN) {
@@ -97,10 +101,7 @@ int replay_game(MatFile *f, GameRec *rec, Game *g, TurnHook on_turn, void *user)
             if (!started) break;   /* a forfeit: the game never started */
             int resigned = game_resigned(g, a->player, a->value);
             if (!resigned) DEFER(f, a->line);
-            if (resigned == 2) {   /* the reference warns of the worth, and goes on */
-                f->result_warnings++;
-                f->result_line = a->line;
-            }
+            if (resigned == 2) result_warning(f, a);
             break;
         }
         default:

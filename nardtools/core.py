@@ -19,13 +19,9 @@ import os
 import struct
 from collections.abc import Iterator
 from types import ModuleType
-from typing import TYPE_CHECKING
 
 from .outcome import BACKGAMMON_KINDS, LONG_KINDS, points_for
 from .rules import Rules
-
-if TYPE_CHECKING:
-    pass
 
 CORE: ModuleType | None = None
 if os.environ.get("NARDTOOLS_ENGINE", "") != "reference":

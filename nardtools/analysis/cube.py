@@ -200,8 +200,7 @@ def read_met(path: str | Path) -> MatchEquityTable:
     post: tuple[float, ...] = ()
     post_line = 0
     for lineno, text in enumerate(read_text_file(path).splitlines(), 1):
-        record = next(csv.reader([text]), [])
-        cells = [(c.strip(), _column(text, c)) for c in record if c.strip()]
+        cells = _cells(text, next(csv.reader([text]), []))
         if not cells or cells[0][0].startswith("#"):
             continue
         if cells[0][0].lower() == "post":
@@ -229,8 +228,17 @@ def read_met(path: str | Path) -> MatchEquityTable:
     return MatchEquityTable(Path(path).stem, tuple(rows), post)
 
 
-def _column(line: str, cell: str) -> int:
-    return line.find(cell.strip()) + 1
+def _cells(line: str, record: list[str]) -> list[tuple[str, int]]:
+    """A CSV line's non-blank cells, each with its column (1-based), found in
+    order: two equal entries get their own columns."""
+    out, at = [], 0
+    for cell in record:
+        text = cell.strip()
+        if text:
+            at = line.find(text, at)
+            out.append((text, at + 1))
+            at += len(text)
+    return out
 
 
 def _fraction(text: str, path: str | Path, line: int, col: int) -> float:

@@ -79,6 +79,7 @@ Outcomes = tuple[np.ndarray, np.ndarray, np.ndarray]
 #: last digit printed).
 ALERT_FLOOR = 0.0005
 
+
 @dataclass(frozen=True)
 class CubeState:
     """The cube and the score as one decision sees them: the cube's value and

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .common import EncodingOpt, ExitCode, GameOpt, JobsOpt, QuietOpt, command, fail
+from .common import EncodingOpt, ExitCode, GameOpt, JobsOpt, QuietOpt, command, fail, standard_input
 from .output import output_path, write_output
 
 if TYPE_CHECKING:
@@ -93,9 +93,7 @@ def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine:
     files = expand_paths(paths)  # once: a folder walk reads the head of every .txt file
     if not files:
         raise fail(f"no record files in {', '.join(map(str, paths))}")
-    from ..notation.sniff import read_limited
-
-    stdin = read_limited(sys.stdin.buffer, "standard input") if "-" in files else None
+    stdin = standard_input() if "-" in files else None
     what = "analysing" if analyse is not None else "replaying"
     one = len(files) == 1 and engine is Engine.local  # (replayed here: its games are counted)
     with progress(None if one else len(files), f"{what} games" if one else what, quiet) as advance:

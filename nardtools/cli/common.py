@@ -315,10 +315,15 @@ def read_record_arg(path: str, encoding: str | None = None) -> MatchRecord:
     from ..notation.reading import read_record
 
     if path == "-":
-        from ..notation.sniff import read_limited
-
-        return read_record("<stdin>", read_limited(sys.stdin.buffer, "standard input"), encoding=encoding)
+        return read_record("<stdin>", standard_input(), encoding=encoding)
     return read_record(path, encoding=encoding)
+
+
+def standard_input() -> bytes:
+    """Standard input's bytes, to the readers' limit (an endless input is refused)."""
+    from ..notation.sniff import read_limited
+
+    return read_limited(sys.stdin.buffer, "standard input")
 
 
 def replay_record(path: str, rules: str | None = None, settings: list[str] | None = None, *,

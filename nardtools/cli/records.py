@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -24,6 +23,7 @@ from .common import (
     problem_text,
     rule_options,
     ruleset,
+    standard_input,
 )
 from .output import echo_json, output_path, write_output
 
@@ -81,9 +81,7 @@ def validate_command(
     files = expand_paths(paths)
     if not files:
         raise fail(f"no record files in {', '.join(map(str, paths))} (looked for {', '.join(RECORD_SUFFIXES)})")
-    from ..notation.sniff import read_limited
-
-    stdin = read_limited(sys.stdin.buffer, "standard input") if "-" in files else None
+    stdin = standard_input() if "-" in files else None
     started = time.perf_counter()
     reports = []
     stream = validate_paths(files, rules, options, lenient, jobs or os.cpu_count() or 1,

@@ -81,11 +81,11 @@ def _looks_like_record(path: Path) -> bool:
         return True
     if b"\0" not in head:  # the sniffers' marks are ASCII: any 8-bit text shows them as Latin-1 does
         text = head.decode("latin-1").lstrip("\xef\xbb\xbf").replace("\r\n", "\n").replace("\r", "\n")
-        return detect_format(text) is not None or looks_like_mat_body(text)
-    try:
-        text = RecordText(str(path), head).head()  # UTF-16, or binary: reported
-    except (RecordError, EncodingError):
-        return True
+    else:
+        try:
+            text = RecordText(str(path), head).head()  # UTF-16, or binary: reported
+        except (RecordError, EncodingError):
+            return True
     return detect_format(text) is not None or looks_like_mat_body(text)
 
 

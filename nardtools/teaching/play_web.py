@@ -54,6 +54,9 @@ IDLE_SECONDS = 20
 #: Connections served at once; more wait in the listen queue.
 MOST_CONNECTIONS = 16
 COOKIE = "nardtools_play"
+#: The buttons for what the session awaits (:attr:`.tutor.Session.awaiting`), before undo, resign and quit.
+_CHOICES = {"play": ("hint", "moves"), "keep": ("keep",), "cube": ("roll", "double", "hint"),
+            "answer": ("take", "pass"), "resignation": ("accept", "reject")}
 
 _PANEL = """
 <style>#play{margin-bottom:1em}#log{max-height:12em;overflow:auto;background:#fff;padding:.4em;border:1px solid #ccc}
@@ -327,25 +330,17 @@ class PlayServer:
     def state(self) -> dict[str, Any]:
         """Every line so far, the choices to click, and whether it is over."""
         s = self.session
-        choices: list[str] = []
         awaiting = s.awaiting
+        choices = list(_CHOICES.get(awaiting, ()))
         if awaiting == "play":
             assert s.game is not None
-            choices = [str(p.play) or "-" for p in s.game.legal_plays()] + ["hint", "moves"]
-        elif awaiting == "keep":
-            choices = ["keep"]
-        elif awaiting == "cube":
-            choices = ["roll", "double", "hint"]
-        elif awaiting == "answer":
-            choices = ["take", "pass"]
-        elif awaiting == "resignation":
-            choices = ["accept", "reject"]
+            choices = [str(p.play) or "-" for p in s.game.legal_plays()] + choices
         if awaiting:
-            mine = awaiting in ("play", "cube")  # (one resigns on one's own turn)
+            own_turn = awaiting in ("play", "cube")  # (one resigns on one's own turn)
             choices += ((["undo"] if s.may_undo and awaiting in ("play", "keep") else [])
-                        + ([f"resign {k}" for k in s.levels()] if mine else []) + ["quit"])
-        mine = s.game is not None and not s.finished and s.game.on_roll == s.human
-        dice = s.setup().dice if mine else None
+                        + ([f"resign {k}" for k in s.levels()] if own_turn else []) + ["quit"])
+        to_play = s.game is not None and not s.finished and s.game.on_roll == s.human
+        dice = s.setup().dice if to_play else None
         return {"lines": self.lines, "choices": choices, "finished": s.finished,
                 "dice": list(dice) if dice else None, "player": s.human}
 

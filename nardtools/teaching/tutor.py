@@ -52,7 +52,7 @@ import numpy as np
 
 from ..errors import NardtoolsError
 from ..game import Game, Match, Phase
-from ..outcome import OutcomeKind
+from ..outcome import BACKGAMMON_KINDS, LONG_KINDS, OutcomeKind
 from ..position import PLAYER_NAMES
 from ..rules import Ruleset, find_ruleset
 
@@ -178,8 +178,8 @@ class Session:
         plays = game.legal_plays()
         if len(plays) != 1 or plays[0].play.steps:
             return None
-        self.lines.append(f"{PLAYER_NAMES[self.human]} {game.rolled}: -")
         rolled = game.rolled
+        self.lines.append(f"{PLAYER_NAMES[self.human]} {rolled}: -")
         game.play(plays[0].play)
         return f"you rolled {rolled}: no legal play, the turn passes"
 
@@ -187,7 +187,8 @@ class Session:
     def awaiting(self) -> str:
         """What the session waits for from the learner: ``play``, ``keep`` (a
         tutor's warning is pending), ``cube`` (double, or roll), ``answer``
-        (take or pass), or ``""`` once it is over."""
+        (take or pass), ``resignation`` (accept or reject the bot's), or
+        ``""`` once it is over."""
         game = self.game
         if self.finished or game is None:
             return ""
@@ -429,7 +430,7 @@ class Session:
         """The levels one may resign at in this game, weakest first (single,
         gammon, backgammon; oin, mars, and home mars or koks where the
         ruleset scores them)."""
-        from ..outcome import BACKGAMMON_KINDS, LONG_KINDS, points_for
+        from ..outcome import points_for
 
         if not self.rules.is_long:
             return BACKGAMMON_KINDS
@@ -452,9 +453,11 @@ class Session:
         if game.position.player != winner:
             p = flip(p, valuer.game)
         state, x = self._state(winner), valuer.efficiency(rows)
-        certain = np.zeros((len(self.levels()), p.shape[1]), dtype=p.dtype)
-        for i in range(len(certain)):
-            certain[i, :i + 1] = 1.0  # a sure win at that level: win, and each stronger kind up to it
+        every = LONG_KINDS if self.rules.is_long else BACKGAMMON_KINDS  # (the win classes' order)
+        levels = self.levels()
+        certain = np.zeros((len(levels), p.shape[1]), dtype=p.dtype)
+        for i, kind in enumerate(levels):  # a sure win at that level: win, and each kind up to it
+            certain[i, :every.index(kind) + 1] = 1.0
         return float(valuer.cubeful(p, state, x)[0]), [float(v) for v in valuer.cubeful(certain, state, x)]
 
     def _level(self, text: str) -> int:
