@@ -9,9 +9,13 @@ as a command:
   corpus (``../shared/corpus``, or ``$NARDTOOLS_CORPUS``) copied round robin
   under new names until the archive holds the number of games asked for.
   Per-file costs (opening, sniffing, the header, the process pool's task)
-  are what this shape measures and the synthetic one hides.
+  are what this shape measures and the synthetic one hides;
+- ``matches``: the same shape made afresh, never used to tune ``stats``:
+  random matches of 3 to 15 points with cube actions, one a file, under
+  every named ruleset that ``.mat`` can hold (all but the gul-bara ones), in
+  turn.
 
-    python benchmarks/stats.py [--sizes 1000 10000] [--shapes synthetic real] [--jobs 0]
+    python benchmarks/stats.py [--sizes 1000 10000] [--shapes synthetic real matches] [--jobs 0]
 
 For each size it prints games per second and the peak resident memory of the
 main process and of the largest worker (``getrusage``), for the players table
@@ -89,6 +93,34 @@ def real_archive(games: int) -> Path:
     return folder
 
 
+def match_archive(games: int) -> Path:
+    """A folder of about ``games`` games of random matches, one a file (cached)."""
+    import random
+
+    from nardtools.analysis.bearoff import default_cache_dir
+    from nardtools.notation.mat import export_mat
+    from nardtools.notation.random_records import random_match
+    from nardtools.notation.replay import replay_match
+    from nardtools.rules import rulesets
+
+    folder = default_cache_dir() / f"bench-matches-{games}"
+    done = folder / "complete"
+    if done.exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    named = [r for r in rulesets() if "gulbara" not in r.name]
+    rng = random.Random(60)
+    total = i = 0
+    while total < games:
+        ruleset = named[i % len(named)]
+        record = random_match(ruleset, rng.randint(3, 15), seed=60_000 + i)
+        (folder / f"match-{i:05d}.mat").write_text(export_mat(replay_match(record, rules=ruleset.name)),
+                                                   encoding="utf-8")
+        total, i = total + len(record.games), i + 1
+    done.write_text(f"{total} games in {i} files\n")
+    return folder
+
+
 def measure(folder: str, table: str, jobs: int) -> dict[str, float]:
     """Run in a child process: one ``stats`` run, timed, with its memory."""
     out = Path(folder).parent / f"bench-{table}.parquet"
@@ -108,7 +140,8 @@ def measure(folder: str, table: str, jobs: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
-    parser.add_argument("--shapes", nargs="+", choices=("synthetic", "real"), default=["synthetic", "real"])
+    parser.add_argument("--shapes", nargs="+", choices=("synthetic", "real", "matches"),
+                        default=["synthetic", "real", "matches"])
     parser.add_argument("--jobs", type=int, default=0)
     parser.add_argument("--measure", nargs=2, metavar=("FOLDER", "TABLE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -118,7 +151,7 @@ def main() -> None:
     rows = []
     for shape in args.shapes:
         for size in args.sizes:
-            folder = archive(size) if shape == "synthetic" else real_archive(size)
+            folder = {"synthetic": archive, "real": real_archive, "matches": match_archive}[shape](size)
             games = size if shape == "synthetic" else int((folder / "complete").read_text().split()[0])
             files = sum(1 for p in folder.iterdir() if p.name != "complete")
             for table in ("games", "players", "turns"):
