@@ -40,20 +40,26 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
+def _cache(name: str) -> tuple[Path, Path]:
+    """An archive's folder in the cache (made), and the file that says it is complete."""
+    from nardtools.analysis.bearoff import default_cache_dir
+
+    folder = default_cache_dir() / name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder, folder / "complete"
+
+
 def archive(games: int) -> Path:
     """A folder of ``games`` random money games, ten to a file (cached)."""
     from nardtools import find_ruleset
-    from nardtools.analysis.bearoff import default_cache_dir
     from nardtools.notation.mat import export_mat
     from nardtools.notation.random_records import random_match
     from nardtools.notation.record import MatchRecord
     from nardtools.notation.replay import replay_match
 
-    folder = default_cache_dir() / f"bench-archive-{games}"
-    done = folder / "complete"
+    folder, done = _cache(f"bench-archive-{games}")
     if done.exists():
         return folder
-    folder.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     for i in range(games // 10):
         name = "long" if i % 2 == 0 else "backgammon"
@@ -71,17 +77,14 @@ def archive(games: int) -> Path:
 
 def real_archive(games: int) -> Path:
     """A folder of about ``games`` games, one real match a file (cached)."""
-    from nardtools.analysis.bearoff import default_cache_dir
     from nardtools.notation.reading import expand_paths, read_record
 
     corpus = Path(os.environ.get("NARDTOOLS_CORPUS") or ROOT.parent / "shared" / "corpus")
     if not corpus.is_dir():
         raise SystemExit(f"no corpus at {corpus}: the real-shaped archive is made from it (set NARDTOOLS_CORPUS)")
-    folder = default_cache_dir() / f"bench-real-{games}"
-    done = folder / "complete"
+    folder, done = _cache(f"bench-real-{games}")
     if done.exists():
         return folder
-    folder.mkdir(parents=True, exist_ok=True)
     matches = [(Path(p), len(read_record(p).games)) for p in expand_paths([corpus])]
     matches = [(p, n) for p, n in matches if n]
     total = i = 0
@@ -97,17 +100,14 @@ def match_archive(games: int) -> Path:
     """A folder of about ``games`` games of random matches, one a file (cached)."""
     import random
 
-    from nardtools.analysis.bearoff import default_cache_dir
     from nardtools.notation.mat import export_mat
     from nardtools.notation.random_records import random_match
     from nardtools.notation.replay import replay_match
     from nardtools.rules import rulesets
 
-    folder = default_cache_dir() / f"bench-matches-{games}"
-    done = folder / "complete"
+    folder, done = _cache(f"bench-matches-{games}")
     if done.exists():
         return folder
-    folder.mkdir(parents=True, exist_ok=True)
     named = [r for r in rulesets() if "gulbara" not in r.name]
     rng = random.Random(60)
     total = i = 0
