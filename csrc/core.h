@@ -29,14 +29,21 @@
 
 /* ------------------------------------------------------------------ rules */
 
-/* Every option of nardtools.rules.Rules, as numbers (nardtools/core.py packs them). */
-enum {
-    R_LONG, R_HITTING, R_HIT_AFTER_HOME, R_BAR_FIRST, R_INSIDE_HOME, R_REMAINDER_OPPONENT,
-    R_DOUBLE_REROLL, R_CRAZY, R_HEAD_LIMIT, R_HEAD, R_BLOCK, R_BLOCK_EVERY_STEP, R_BLOCK_MOVER_PATH,
-    R_CAUCASIAN, R_EXACT_BEAROFF, R_OPENING_REROLL, R_KOKS, R_CUBE, R_CUBE_LIMIT, R_BEAVER, R_JACOBY,
-    R_CRAWFORD, R_AUTO_DOUBLES, R_DEAD_CUBE, R_CONDONE, R_START, R_POINTS1, R_POINTS2, R_POINTS3,
-    R_POINTS4, N_RULES
-};
+/* Every option of nardtools.rules.Rules, as numbers, in this order: the
+ * R_* index and the name nardtools/core.py packs each under (the module
+ * exports the names as RULE_FIELDS, and core.py checks them at import). */
+#define RULE_FIELDS(X) \
+    X(LONG, "long") X(HITTING, "hitting") X(HIT_AFTER_HOME, "hit_after_home") X(BAR_FIRST, "bar_first") \
+    X(INSIDE_HOME, "move_inside_home") X(REMAINDER_OPPONENT, "remainder_opponent") \
+    X(DOUBLE_REROLL, "double_reroll") X(CRAZY, "crazy_doubles") X(HEAD_LIMIT, "head_limit") X(HEAD, "head") \
+    X(BLOCK, "block") X(BLOCK_EVERY_STEP, "block_every_step") X(BLOCK_MOVER_PATH, "block_mover_path") \
+    X(CAUCASIAN, "caucasian") X(EXACT_BEAROFF, "exact_bear_off") X(OPENING_REROLL, "opening_reroll") \
+    X(KOKS, "koks") X(CUBE, "cube") X(CUBE_LIMIT, "cube_limit") X(BEAVER, "beaver") X(JACOBY, "jacoby") \
+    X(CRAWFORD, "crawford") X(AUTO_DOUBLES, "auto_doubles") X(DEAD_CUBE, "dead_cube") \
+    X(CONDONE, "condone_illegal") X(START, "start") X(POINTS1, "points_1") \
+    X(POINTS2, "points_2") X(POINTS3, "points_3") X(POINTS4, "points_4")
+#define RULE_INDEX(id, name) R_##id,
+enum { RULE_FIELDS(RULE_INDEX) N_RULES };
 enum { HEAD_GENERAL, HEAD_DOUBLES_LIST, HEAD_NONE };
 enum { BLOCK_NONE, BLOCK_AHEAD, BLOCK_HOME };
 enum { KOKS_START_QUARTER, KOKS_HEAD, KOKS_NONE };

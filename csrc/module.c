@@ -1301,10 +1301,21 @@ PyMODINIT_FUNC PyInit__core(void)
 {
     board_init();   /* here, under the interpreter's lock: searches run in threads without it */
     PyObject *m = PyModule_Create(&module);
-    if (m && (PyModule_AddIntConstant(m, "TURN_ROW_SIZE", (long)sizeof(TurnRow)) < 0
-              || PyModule_AddIntConstant(m, "MOST_THREADS", FORWARD_MAX_THREADS) < 0)) {
+#define RULE_NAME(id, name) name,
+    static const char *const rule_names[N_RULES] = {RULE_FIELDS(RULE_NAME)};
+    PyObject *names = PyTuple_New(N_RULES);
+    for (int i = 0; names && i < N_RULES; i++) {
+        PyObject *name = PyUnicode_FromString(rule_names[i]);
+        if (!name) Py_CLEAR(names);
+        else PyTuple_SET_ITEM(names, i, name);
+    }
+    if (m && (!names || PyModule_AddIntConstant(m, "TURN_ROW_SIZE", (long)sizeof(TurnRow)) < 0
+              || PyModule_AddIntConstant(m, "MOST_THREADS", FORWARD_MAX_THREADS) < 0
+              || PyModule_AddObjectRef(m, "RULE_FIELDS", names) < 0)) {
+        Py_XDECREF(names);
         Py_DECREF(m);
         return NULL;
     }
+    Py_XDECREF(names);
     return m;
 }

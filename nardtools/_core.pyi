@@ -12,6 +12,7 @@ import numpy as np
 TURN_ROW_SIZE: int
 #: the most threads ``net_threads`` splits a batch over (``FORWARD_MAX_THREADS`` of csrc/module.c)
 MOST_THREADS: int
+RULE_FIELDS: tuple[str, ...]
 
 Side = Sequence[int]  # one side's 26 counts: off, points 1-24, bar
 Steps = tuple[tuple[int, int], ...]

@@ -23,12 +23,28 @@ from types import ModuleType
 from .outcome import BACKGAMMON_KINDS, LONG_KINDS, points_for
 from .rules import Rules
 
+#: The rules' options in the order the core reads them (``core.h``:
+#: ``RULE_FIELDS``), each by the name :func:`pack_rules` gives it.
+RULE_FIELDS = (
+    "long", "hitting", "hit_after_home", "bar_first", "move_inside_home", "remainder_opponent", "double_reroll",
+    "crazy_doubles", "head_limit", "head", "block", "block_every_step", "block_mover_path", "caucasian",
+    "exact_bear_off", "opening_reroll", "koks", "cube", "cube_limit", "beaver", "jacoby", "crawford",
+    "auto_doubles", "dead_cube", "condone_illegal", "start", "points_1", "points_2", "points_3", "points_4",
+)
+
 CORE: ModuleType | None = None
 if os.environ.get("NARDTOOLS_ENGINE", "") != "reference":
     try:
         from . import _core as CORE
     except ImportError:  # pragma: no cover - built without a C compiler
         CORE = None
+if CORE is not None and getattr(CORE, "RULE_FIELDS", None) != RULE_FIELDS:  # pragma: no cover - a stale build
+    import warnings
+
+    warnings.warn(f"nardtools._core reads the rules as {getattr(CORE, 'RULE_FIELDS', 'unnamed numbers')}, "
+                  f"not as nardtools.core.RULE_FIELDS: a build of other sources; the readable reference is used "
+                  f"(rebuild with `python -m pip install -e .`)", RuntimeWarning, stacklevel=1)
+    CORE = None
 
 _IN_USE = [True]  # False within reference_engine()
 
@@ -133,14 +149,21 @@ _CRAZY = {"none": 0, "twice": 2, "four-times": 4}
 
 @functools.lru_cache(maxsize=256)
 def pack_rules(rules: Rules) -> bytes:
-    """The options as the core reads them (``core.h``: the R_* order), int32 each."""
+    """The options as the core reads them, int32 each, in the order of
+    :data:`RULE_FIELDS` (``core.h``'s, checked when the core is loaded)."""
     kinds = LONG_KINDS if rules.is_long else BACKGAMMON_KINDS + BACKGAMMON_KINDS[-1:]
-    values = [
-        rules.is_long, rules.hitting, rules.hit_after_home, rules.bar_first, rules.move_inside_home,
-        rules.remainder == "opponent", rules.double_reroll, _CRAZY[rules.crazy_doubles], rules.head_limit,
-        _HEAD[rules.head], _BLOCK[rules.block], rules.block_check == "every-step", rules.block_path == "mover",
-        rules.caucasian, rules.bear_off == "exact", rules.opening == "reroll", _KOKS[rules.koks], rules.cube,
-        rules.cube_limit, rules.beaver, rules.jacoby, rules.crawford, rules.auto_doubles, rules.dead_cube,
-        rules.condone_illegal, _START[rules.start], *(points_for(k, rules) for k in kinds),
-    ]
+    named = {
+        "long": rules.is_long, "hitting": rules.hitting, "hit_after_home": rules.hit_after_home,
+        "bar_first": rules.bar_first, "move_inside_home": rules.move_inside_home,
+        "remainder_opponent": rules.remainder == "opponent", "double_reroll": rules.double_reroll,
+        "crazy_doubles": _CRAZY[rules.crazy_doubles], "head_limit": rules.head_limit, "head": _HEAD[rules.head],
+        "block": _BLOCK[rules.block], "block_every_step": rules.block_check == "every-step",
+        "block_mover_path": rules.block_path == "mover", "caucasian": rules.caucasian,
+        "exact_bear_off": rules.bear_off == "exact", "opening_reroll": rules.opening == "reroll",
+        "koks": _KOKS[rules.koks], "cube": rules.cube, "cube_limit": rules.cube_limit, "beaver": rules.beaver,
+        "jacoby": rules.jacoby, "crawford": rules.crawford, "auto_doubles": rules.auto_doubles,
+        "dead_cube": rules.dead_cube, "condone_illegal": rules.condone_illegal, "start": _START[rules.start],
+        **{f"points_{i}": points_for(k, rules) for i, k in enumerate(kinds, 1)},
+    }
+    values = [named[field] for field in RULE_FIELDS]
     return struct.pack(f"<{len(values)}i", *(int(v) for v in values))

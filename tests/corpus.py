@@ -23,3 +23,10 @@ def require_corpus() -> None:
     if os.environ.get("CI"):
         pytest.fail(message + ": under CI the corpus tests must run")
     pytest.skip(message)
+
+
+#: A cross-check over the whole corpus, parametrized by ``every``: by default
+#: it runs on every fourth file (both collections, real and gnubg-made, in
+#: their sorted order), and on all of them under ``-m slow``.
+whole_corpus_when_slow = pytest.mark.parametrize(
+    "every", [4, pytest.param(1, marks=pytest.mark.slow)], ids=["every-fourth-file", "every-file"])

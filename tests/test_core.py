@@ -23,6 +23,25 @@ def test_the_core_is_built():
 
 
 @pytest.mark.skipif(REFERENCE_ONLY, reason="the reference alone is being tested")
+def test_the_core_reads_the_rules_by_the_names_python_packs():
+    """``core.h`` names each of the options it reads (``RULE_FIELDS``), and
+    they are the names, in the order, :func:`pack_rules` packs; a field added
+    on one side only would be caught here (and at import)."""
+    import struct
+
+    from nardtools.core import RULE_FIELDS, pack_rules
+    from nardtools.rules import find_ruleset
+
+    assert CORE is not None and CORE.RULE_FIELDS == RULE_FIELDS
+    rules = find_ruleset("long").rules
+    values = dict(zip(RULE_FIELDS, struct.unpack(f"<{len(RULE_FIELDS)}i", pack_rules(rules))))
+    assert len(pack_rules(rules)) == 4 * len(RULE_FIELDS)
+    assert values["long"] == 1 and values["hitting"] == 0 and values["points_1"] == 1 and values["points_2"] == 2
+    bg = dict(zip(RULE_FIELDS, struct.unpack(f"<{len(RULE_FIELDS)}i", pack_rules(find_ruleset("backgammon").rules))))
+    assert bg["long"] == 0 and bg["hitting"] == 1 and bg["cube"] == 1 and bg["points_3"] == 3 == bg["points_4"]
+
+
+@pytest.mark.skipif(REFERENCE_ONLY, reason="the reference alone is being tested")
 @pytest.mark.parametrize("label, rules", configurations(), ids=[label for label, _ in configurations()])
 def test_core_equals_reference(label, rules):
     rng = random.Random(zlib.crc32(label.encode()))
@@ -69,7 +88,7 @@ def test_the_reference_alone_passes_the_rules_tests():
 
     here = Path(__file__).parent
     env = {**os.environ, "NARDTOOLS_ENGINE": "reference"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-n", "0", "-p", "no:cacheprovider",
                            *(str(here / name) for name in REFERENCE_SUITE)],
                           env=env, capture_output=True, text=True, timeout=600, cwd=here.parent, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]

@@ -15,7 +15,7 @@ from nardtools.notation.random_records import random_match
 from nardtools.notation.replay import replay_match
 from nardtools.notation.validate import expand_paths
 
-from .corpus import CORPUS, needs_corpus
+from .corpus import CORPUS, needs_corpus, whole_corpus_when_slow
 from .test_mat_roundtrip import summary
 
 HERE = Path(__file__).resolve().parent
@@ -74,8 +74,9 @@ def test_native_round_trip_is_identical(ruleset):
 
 
 @needs_corpus
-def test_mat_native_mat_keeps_every_move_cube_action_and_score():
-    for path in expand_paths([CORPUS]):
+@whole_corpus_when_slow
+def test_mat_native_mat_keeps_every_move_cube_action_and_score(every: int):
+    for path in expand_paths([CORPUS])[::every]:
         original = replay_match(read_mat_file(path))
         native = replay_match(read_native(export_native(original), path))
         assert native.errors == [], path
