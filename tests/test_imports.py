@@ -185,3 +185,15 @@ def test_every_module_imports_alone():
         if done.returncode:
             failed.append(f"{name}: {done.stderr.strip().splitlines()[-1]}")
     assert not failed, failed
+
+
+def test_no_two_public_classes_share_a_name():
+    """A name says one thing: a public class's name (one without a leading
+    underscore) is given once in the whole package."""
+    where: dict[str, list[str]] = {}
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                where.setdefault(node.name, []).append(name)
+    assert len(where) > 50  # the classes are really read
+    assert {n: m for n, m in where.items() if len(m) > 1} == {}

@@ -39,7 +39,9 @@ if TYPE_CHECKING:
     from ..setup import Setup
 
 
-class Game(str, enum.Enum):
+class TrainedGame(str, enum.Enum):
+    """The games nardtools trains networks for (each by its standard ruleset)."""
+
     long = "long"
     backgammon = "backgammon"
 
@@ -91,7 +93,8 @@ def _options(ctx: typer.Context) -> tuple[dict[str, str], set[str]]:
 
 def train_command(
     ctx: typer.Context,
-    game: Annotated[Game, typer.Option("--game", help="The game to learn (its standard ruleset).")] = Game.long,
+    game: Annotated[TrainedGame, typer.Option("--game", help="The game to learn (its standard ruleset).")] = (
+        TrainedGame.long),
     games: Annotated[int | None, typer.Option("--games", min=0, max=100_000_000, help=(
         "Train until this many games in all (default 100,000); with --race, the self-play games whose race "
         "positions it learns (default 5,000); with --outcomes, the games whose outcomes it learns; with "
