@@ -61,17 +61,17 @@ class Event:
     note: str = ""
 
 
-def may_double(rules: Rules, side: int, *, cube: int = 1, cube_owner: int | None = None, match_length: int = 0,
-               score: tuple[int, int] = (0, 0), crawford: bool = False) -> str | None:
+def why_no_double(rules: Rules, side: int, *, cube: int = 1, cube_owner: int | None = None, match_length: int = 0,
+                  score: tuple[int, int] = (0, 0), crawford: bool = False) -> str | None:
     """``None`` when ``side`` may double at this state of the cube and match,
     else the reason why not: the one rule of the game machine and of every
     cube verdict (the ruleset's cube, the Crawford game, the cube's owner, the
     cube limit, and QuentinC's dead-cube prohibition).
 
     >>> from nardtools import find_ruleset
-    >>> may_double(find_ruleset("backgammon").rules, 0, cube=64)
+    >>> why_no_double(find_ruleset("backgammon").rules, 0, cube=64)
     'the cube is at its limit 64'
-    >>> may_double(find_ruleset("backgammon").rules, 0, cube=2, cube_owner=0) is None
+    >>> why_no_double(find_ruleset("backgammon").rules, 0, cube=2, cube_owner=0) is None
     True
     """
     if not rules.cube:
@@ -192,13 +192,13 @@ class Game:
         assert self.dice is not None
         return legal_plays(self.position, self.dice, self.rules, first_turn=self.first_turn)
 
-    def may_double(self) -> str | None:
+    def why_no_double(self) -> str | None:
         """``None`` when the side on roll may double now, else the reason why
-        not (:func:`may_double`, in the roll phase)."""
+        not (:func:`why_no_double`, in the roll phase)."""
         if self.phase is not Phase.ROLL:
             return f"a double is offered before rolling (the game is in phase {self.phase})"
-        return may_double(self.rules, self.on_roll, cube=self.cube, cube_owner=self.cube_owner,
-                          match_length=self.match_length, score=self.score, crawford=self.crawford)
+        return why_no_double(self.rules, self.on_roll, cube=self.cube, cube_owner=self.cube_owner,
+                             match_length=self.match_length, score=self.score, crawford=self.crawford)
 
     # -------------------------------------------------------------- actions
     def opening_roll(self, die_x: int, die_o: int) -> None:
@@ -392,7 +392,7 @@ class Game:
 
     def double(self) -> None:
         """The side on roll offers a double (даве)."""
-        reason = self.may_double()
+        reason = self.why_no_double()
         if reason:
             raise GameStateError(f"{PLAYER_NAMES[self.on_roll]} may not double: {reason}")
         self._doubler = self.on_roll

@@ -106,15 +106,15 @@ def test_the_game_machine_and_the_verdicts_share_one_rule(name, cube, owner, len
     """Where the rules forbid a double the game refuses it and no verdict advises it; elsewhere both allow it."""
     from nardtools.analysis.cube import cube_hints
     from nardtools.errors import GameStateError
-    from nardtools.game import Game, may_double
+    from nardtools.game import Game, why_no_double
     from nardtools.setup import Setup
 
     rules = find_ruleset(name).rules
-    assert may_double(rules, 0, cube=cube, cube_owner=owner, match_length=length, score=score, crawford=crawford) == why
+    assert why_no_double(rules, 0, cube=cube, cube_owner=owner, match_length=length, score=score, crawford=crawford) == why
     game = Game(rules, length, score, crawford)
     game.start(0)
     game.cube, game.cube_owner = cube, owner
-    assert game.may_double() == why
+    assert game.why_no_double() == why
     if why is None:
         game.double()
     else:

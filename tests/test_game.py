@@ -101,7 +101,7 @@ def test_cube_limit():
     g.take()
     g.roll(3, 1)
     g.play("8/5 6/5")
-    assert "limit 2" in g.may_double()
+    assert "limit 2" in g.why_no_double()
 
 
 def test_beaver():
@@ -196,7 +196,7 @@ def test_crawford_game_and_post_crawford():
     g = m.new_game()
     assert g.crawford
     g.start(1)
-    assert g.may_double() == "no doubling in the Crawford game"
+    assert g.why_no_double() == "no doubling in the Crawford game"
     with pytest.raises(GameStateError):
         g.double()
     g.resign(0)
@@ -222,11 +222,11 @@ def test_quentinc_dead_cube_prohibition():
     m = Match(find_ruleset("quentinc"), 7, score=(5, 6), crawford_played=True)
     g = m.new_game()
     g.start(0)
-    assert "already wins the match" in g.may_double()
+    assert "already wins the match" in g.why_no_double()
     m2 = Match(find_ruleset("backgammon"), 7, score=(5, 6), crawford_played=True)
     g2 = m2.new_game()
     g2.start(0)
-    assert g2.may_double() is None
+    assert g2.why_no_double() is None
 
 
 @pytest.mark.parametrize("name", ["long", "backgammon", "nardionline"])

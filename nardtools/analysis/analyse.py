@@ -327,7 +327,7 @@ def at_stakes(evaluation: Evaluation, setup: Any, rules: Rules, met: MatchEquity
     the units, the cubeful equity of the side on roll holding the cube as it
     is, and its cube decision where it may double (else why not).  The match
     table is the game's own unless ``met`` is given."""
-    from ..game import may_double
+    from ..game import why_no_double
     from .cubeful import CubeState, Valuer
     from .met import default_met
     from .nets import CLASSES
@@ -342,8 +342,8 @@ def at_stakes(evaluation: Evaluation, setup: Any, rules: Rules, met: MatchEquity
     if state.may_double(rules):
         out["cube"] = cube_decision(p, rows, state, rules, x=x, valuer=valuer)
     else:
-        out["cube_note"] = may_double(rules, state.mover, cube=state.value, cube_owner=state.owner,
-                                      match_length=state.length, score=state.score, crawford=state.crawford) \
+        out["cube_note"] = why_no_double(rules, state.mover, cube=state.value, cube_owner=state.owner,
+                                         match_length=state.length, score=state.score, crawford=state.crawford) \
             or "a double cannot gain here (the side on roll already wins the match with the cube as it is)"
     return out
 

@@ -305,7 +305,7 @@ def cube_hints(odds: RaceOdds, setup: Any, rules: Any, *, cube_owner: str | None
     the side on roll may double (``cube_owner`` overrides the setup's cube),
     and match play when the setup has a match length.  Outcomes are valued by
     ``rules``' scoring table."""
-    from ..game import may_double
+    from ..game import why_no_double
     from .race import outcome_values
 
     values = outcome_values(rules)
@@ -314,8 +314,8 @@ def cube_hints(odds: RaceOdds, setup: Any, rules: Any, *, cube_owner: str | None
                            else "owned" if setup.cube_owner == pos.player else "")
     crawford = setup.crawford and setup.match_length
     held = {"centred": None, "owned": pos.player}.get(owner, setup.cube_owner)
-    why_not = may_double(rules, pos.player, cube=setup.cube, cube_owner=held, match_length=setup.match_length,
-                         score=setup.score, crawford=bool(crawford))
+    why_not = why_no_double(rules, pos.player, cube=setup.cube, cube_owner=held, match_length=setup.match_length,
+                            score=setup.score, crawford=bool(crawford))
     if why_not is not None and not crawford:  # (the Crawford game's hint below still gives the MWC)
         return [CubeHint("the rules", "no double", why_not)]
     hints = [money_hint(odds, cube_owner=owner, x=x, values=values)] if owner and not crawford else []

@@ -150,13 +150,13 @@ class CubeState:
 
     def may_double(self, rules: Rules) -> bool:
         """The side on roll may double, and a double could gain: the ruleset's
-        rule (:func:`~nardtools.game.may_double`), and in a match not when
+        rule (:func:`~nardtools.game.why_no_double`), and in a match not when
         the side already wins the match with the current cube (a post-Crawford
         leader among them): such a double can only lose."""
-        from ..game import may_double
+        from ..game import why_no_double
 
-        if may_double(rules, self.mover, cube=self.value, cube_owner=self.owner, match_length=self.length,
-                      score=self.score, crawford=self.crawford) is not None:
+        if why_no_double(rules, self.mover, cube=self.value, cube_owner=self.owner, match_length=self.length,
+                         score=self.score, crawford=self.crawford) is not None:
             return False
         return self.money or self.away[0] > self.value
 

@@ -38,7 +38,7 @@ def random_match(ruleset: Ruleset, length: int, seed: int, *, players: tuple[str
             _record_play(game, grec, rng)
         while game.phase is not Phase.OVER:
             player = game.on_roll
-            if game.may_double() is None and rng.random() < cube_rate:
+            if game.why_no_double() is None and rng.random() < cube_rate:
                 game.double()
                 grec.actions.append(Action(player, ActionKind.DOUBLE, 0, 0, value=game.cube * 2))
                 if rng.random() < 0.7:
