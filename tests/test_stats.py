@@ -363,3 +363,23 @@ def test_games_the_evaluator_refuses_are_listed_as_not_analysed_not_as_illegal()
     assert result.exit_code == 0, result.output
     assert "illegal:" not in result.stderr and result.stderr.count("not analysed: ") == len(games)
     assert f"0 problems (games replayed leniently); {len(games)} games not analysed" in result.stderr
+
+
+def test_the_players_table_is_folded_as_the_games_come_and_equals_the_games_tables_sums() -> None:
+    """Without the games' rows kept (``stats --table players``: memory does
+    not grow with the archive) the players table is the one folded from the
+    games table by hand: games, wins, losses and points per player."""
+    examples = [ROOT / "examples"]
+    kept, folded = collect(examples, jobs=1), collect(examples, jobs=1, keep_games=False)
+    assert folded.games == [] and folded.game_count == len(kept.games) > 20
+    players = folded.frame("players").set_index("player")
+    pd.testing.assert_frame_equal(kept.frame("players").set_index("player"), players)
+    games = kept.frame("games")
+    decided = games[games["winner_side"].notna()]
+    for name in players.index:
+        seated = [games["player0"] == name, games["player1"] == name]
+        won = decided[((decided["player0"] == name) & (decided["winner_side"] == 0))
+                      | ((decided["player1"] == name) & (decided["winner_side"] == 1))]
+        assert players.loc[name, "games"] == seated[0].sum() + seated[1].sum()
+        assert players.loc[name, "wins"] == len(won)
+        assert players.loc[name, "points_won"] == won["points"].fillna(0).sum()

@@ -74,7 +74,7 @@ CaseOpt = Annotated[bool, typer.Option("--ignore-case/--case-sensitive", help="T
 
 def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine: Engine, scheduler: str | None,
              encoding: str | None, aliases: Path | None, ignore_case: bool, sink: TableSink | GroupSink | None = None,
-             quiet: bool = False, analyse: int | None = None) -> Archive:
+             quiet: bool = False, analyse: int | None = None, keep_games: bool = True) -> Archive:
     """Run the statistics pipeline with a progress bar on a terminal."""
     import os
 
@@ -100,7 +100,7 @@ def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine:
         archive = collect(files, turns=turns, race_points=race_db, jobs=jobs or os.cpu_count() or 1,
                           engine=engine.value, scheduler=scheduler, sink=sink,
                           progress=None if one else advance, on_game=advance if one else None,
-                          encoding=encoding, names=names, stdin=stdin, analyse=analyse)
+                          encoding=encoding, names=names, stdin=stdin, analyse=analyse, keep_games=keep_games)
     if not quiet:
         err = Console(stderr=True, highlight=False)
         for path, why in archive.unreadable:
@@ -109,7 +109,7 @@ def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine:
             err.print(f"illegal: {problem}", markup=False, soft_wrap=True)
         for why in archive.unanalysed:
             err.print(f"not analysed: {why}", markup=False, soft_wrap=True)
-        err.print(f"{archive.files} files, {len(archive.games)} games; {len(archive.unreadable)} "
+        err.print(f"{archive.files} files, {archive.game_count} games; {len(archive.unreadable)} "
                   f"unreadable, {len(archive.problems)} problems (games replayed leniently)"
                   + (f"; {len(archive.unanalysed)} games not analysed" if archive.unanalysed else ""),
                   markup=False, soft_wrap=True)
@@ -177,7 +177,8 @@ def stats_command(
     try:
         archive = _collect(paths, turns=table is StatsTable.turns, race_db=race_db, jobs=jobs, engine=engine,
                            scheduler=scheduler, encoding=encoding, aliases=aliases, ignore_case=ignore_case,
-                           sink=sink, quiet=quiet, analyse=ply if analyse else None)
+                           sink=sink, quiet=quiet, analyse=ply if analyse else None,
+                           keep_games=table is StatsTable.games)
     except BaseException:
         if isinstance(sink, TableSink):
             sink.abort()

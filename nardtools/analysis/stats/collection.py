@@ -334,13 +334,22 @@ class Names:
         return self.seen.setdefault(key, name)
 
 
+_GAMMON_OR_MARS = frozenset(k.value for k in (OutcomeKind.GAMMON, OutcomeKind.BACKGAMMON, OutcomeKind.MARS,
+                                              OutcomeKind.HOME_MARS, OutcomeKind.KOKS))
+
+
 @dataclass
 class Archive:
     """Files folded together as they arrive; tables on demand."""
 
     sink: TableSink | GroupSink | None = None  # where turn rows go (else kept, for small archives)
     keep_turns: bool = False
+    #: Keep every game's row (the games table, the plots); without them the
+    #: players' results are still folded in as the games come.
+    keep_games: bool = True
     games: list[dict[str, Any]] = field(default_factory=list)
+    game_count: int = 0
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)  # each player's row of the players table
     turns: list[TurnColumns] = field(default_factory=list)
     rolls: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     luck: dict[str, list[float]] = field(default_factory=lambda: defaultdict(lambda: [0, 0.0]))
@@ -364,7 +373,10 @@ class Archive:
         for row in stats.games:
             for column in ("player0", "player1", "winner"):
                 row[column] = name(row[column])
-        self.games.extend(stats.games)
+            self._fold(row)
+        self.game_count += len(stats.games)
+        if self.keep_games:
+            self.games.extend(stats.games)
         if stats.turns is not None:
             self.add_turns(stats.turns)
         for who, counter in stats.rolls.items():
@@ -393,41 +405,37 @@ class Archive:
         elif self.keep_turns:
             self.turns.append(turns)
 
+    def _fold(self, g: dict[str, Any]) -> None:
+        """One game's row into its players' results."""
+        for side in (0, 1):
+            name = g[f"player{side}"]
+            r = self.results.get(name)
+            if r is None:
+                r = self.results[name] = dict.fromkeys(SCHEMAS["players"], 0)
+                r["player"] = name
+            r["games"] += 1
+            if g["winner_side"] is None:
+                continue
+            points = g["points"] or 0
+            if g["winner_side"] == side:
+                r["wins"] += 1
+                r["points_won"] += points
+                if g["outcome"]:
+                    key = "wins_" + g["outcome"].replace("-", "_")
+                    if key in r:
+                        r[key] += 1
+            else:
+                r["losses"] += 1
+                r["points_lost"] += points
+                if g["outcome"] in _GAMMON_OR_MARS:
+                    r["losses_gammon_or_mars"] += 1
+
     # ------------------------------------------------------------- tables
     def games_rows(self) -> list[dict[str, Any]]:
         return self.games
 
-
     def players_rows(self) -> list[dict[str, Any]]:
-        rows: dict[str, dict[str, Any]] = {}
-
-        def row(name: str) -> dict[str, Any]:
-            if name not in rows:
-                rows[name] = dict.fromkeys(SCHEMAS["players"], 0)
-                rows[name]["player"] = name
-            return rows[name]
-
-        for g in self.games:
-            for side in (0, 1):
-                r = row(g[f"player{side}"])
-                r["games"] += 1
-                if g["winner_side"] is None:
-                    continue
-                points = g["points"] or 0
-                if g["winner_side"] == side:
-                    r["wins"] += 1
-                    r["points_won"] += points
-                    if g["outcome"]:
-                        key = "wins_" + g["outcome"].replace("-", "_")
-                        if key in r:
-                            r[key] += 1
-                else:
-                    r["losses"] += 1
-                    r["points_lost"] += points
-                    if g["outcome"] in (OutcomeKind.GAMMON.value, OutcomeKind.BACKGAMMON.value,
-                                        OutcomeKind.MARS.value, OutcomeKind.HOME_MARS.value,
-                                        OutcomeKind.KOKS.value):
-                        r["losses_gammon_or_mars"] += 1
+        rows = {name: dict(r) for name, r in self.results.items()}
         for name, r in rows.items():
             decided = r["wins"] + r["losses"]
             r["win_rate"] = r["wins"] / decided if decided else math.nan

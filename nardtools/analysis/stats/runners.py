@@ -128,16 +128,18 @@ def collect(paths: Iterable[str | Path], *, turns: bool = False, race_points: in
             engine: str = "local", scheduler: str | None = None, sink: TableSink | GroupSink | None = None,
             progress: Callable[[FileStats], None] | None = None, encoding: str | None = None,
             names: Names | None = None, stdin: bytes | None = None, analyse: int | None = None,
-            on_game: Callable[[], None] | None = None) -> Archive:
+            on_game: Callable[[], None] | None = None, keep_games: bool = True) -> Archive:
     """Replay every record under ``paths`` and fold the results into an
     :class:`Archive`.  With ``turns`` the turn rows go to ``sink`` (or are
     kept in memory without one); with ``analyse`` (a ply) the evaluator's
     figures are added (:func:`file_stats`).  ``progress`` is called after
-    each file, ``on_game`` after each game replayed in this process."""
+    each file, ``on_game`` after each game replayed in this process.
+    Without ``keep_games`` the games' rows are folded into the players'
+    results and dropped, so that memory does not grow with the archive."""
     from ...notation.reading import expand_paths
 
     files = expand_paths(paths)
-    archive = Archive(sink=sink, keep_turns=turns and sink is None, names=names or Names())
+    archive = Archive(sink=sink, keep_turns=turns and sink is None, keep_games=keep_games, names=names or Names())
     if engine == "dask":
         stream = run_dask(files, turns=turns, race_points=race_points, scheduler=scheduler, encoding=encoding,
                           analyse=analyse)
