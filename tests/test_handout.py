@@ -16,7 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from nardtools import Position, read_record, replay_match
-from nardtools.analysis.analyse import GLYPHS, analyse_match, handout
+from nardtools.analysis.analyse import analyse_match
+from nardtools.analysis.handout import handout
+from nardtools.analysis.marks import GLYPHS
 from nardtools.cli import app
 from nardtools.notation.replay import ReplayedMatch
 
@@ -328,7 +330,7 @@ def test_the_analysis_commands_on_bad_input(tmp_path, game, command, case):
 def test_the_marks_thresholds_are_gnubgs():
     """Issue 24, point 4: the marks' thresholds as GNU Backgammon 1.07's
     ``show analysis`` prints them (doubtful 0.030, bad 0.060, very bad 0.120)."""
-    from nardtools.analysis.analyse import MARKS
+    from nardtools.analysis.marks import MARKS
 
     from .gnubg_oracle import GNUBG
 

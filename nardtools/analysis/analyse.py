@@ -34,6 +34,10 @@ Backgammon's alert: ``missed double``, ``wrong double``, ``wrong take``,
 ``wrong pass``.  A no-double is listed when it was close (doubling would have
 cost less than 0.16) or a missed double, as gnubg counts them.
 
+**A resignation** that ended a game (:mod:`.resignation`): the resigner's
+equity playing on against what it resigned; a wrong resignation or a wrong
+acceptance, reported beside the rates as GNU Backgammon does.
+
 Per player: the unforced decisions (turns with more than one distinct
 legal result), the error rate (mean equity lost per unforced decision), the
 total error, the counts of errors and blunders, the cube decisions with their
@@ -43,16 +47,16 @@ error rate and alerts, and the total luck.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..notation.record import Action, ActionKind
+from ..notation.record import ActionKind
 from .cubeful import CubeDecision, cube_decision, cube_decisions
 from .evaluate import Evaluator, PlayValue, rank_turns, valued
+from .marks import mark_of
 from .nets import boards_of
 
 if TYPE_CHECKING:
@@ -63,24 +67,7 @@ if TYPE_CHECKING:
     from .cube import MatchEquityTable
     from .cubeful import CubeState, Valuer
     from .evaluate import Evaluation
-
-#: (threshold, mark), the largest first: GNU Backgammon 1.07's defaults, as its
-#: ``show analysis`` prints them (doubtful 0.030, bad 0.060, very bad 0.120).
-MARKS = ((0.12, "blunder"), (0.06, "error"), (0.03, "doubtful"))
-#: The glyph written into an annotated record for each mark.
-GLYPHS = {"blunder": "??", "error": "?", "doubtful": "?!"}
-
-
-def mark_of(error: float | None) -> str | None:
-    """``doubtful``, ``error``, ``blunder`` or None for an error of that size.
-
-    >>> mark_of(0.0), mark_of(0.05), mark_of(0.1), mark_of(0.5)
-    (None, 'doubtful', 'error', 'blunder')
-    """
-    if error is None:
-        return None
-    return next((mark for threshold, mark in MARKS if error >= threshold - 1e-12), None)
-
+    from .resignation import ResignationAnalysis
 
 @dataclass(frozen=True)
 class TurnAnalysis:
@@ -185,6 +172,8 @@ class PlayerAnalysis:
     wrong_doubles: int = 0
     wrong_takes: int = 0
     wrong_passes: int = 0
+    resignation_errors: int = 0          # wrong resignations and wrong acceptances (outside the rates)
+    resignation_error_total: float = 0.0
 
     @property
     def error_rate(self) -> float:
@@ -212,6 +201,13 @@ class PlayerAnalysis:
             self.blunders += t.mark == "blunder"
             self.doubtful += t.mark == "doubtful"
 
+    def add_resignation(self, lost: float) -> None:
+        """Count what the player gave away resigning, or accepting a resignation."""
+        from .cubeful import ALERT_FLOOR
+
+        self.resignation_errors += lost >= ALERT_FLOOR
+        self.resignation_error_total += lost
+
     def absorb(self, other: PlayerAnalysis) -> None:
         """Add another file's or game's figures of the same player."""
         for f in dataclasses.fields(self):
@@ -223,7 +219,9 @@ class PlayerAnalysis:
                 "error_total": self.error_total, "errors": self.errors, "blunders": self.blunders,
                 "doubtful": self.doubtful, "luck": self.luck, "cube_decisions": self.cube_decisions,
                 "cube_error_rate": self.cube_error_rate, "cube_error_total": self.cube_error_total,
-                **{name: getattr(self, name) for name in ALERTS.values()}}
+                **{name: getattr(self, name) for name in ALERTS.values()},
+                "resignation_errors": self.resignation_errors,
+                "resignation_error_total": self.resignation_error_total}
 
 
 @dataclass
@@ -235,6 +233,7 @@ class MatchAnalysis:
     games: dict[int, list[TurnAnalysis]] = field(default_factory=dict)
     players: list[PlayerAnalysis] = field(default_factory=list)
     cubes: dict[int, list[CubeAnalysis]] = field(default_factory=dict)
+    resignations: dict[int, ResignationAnalysis] = field(default_factory=dict)  # by game, where one ended it
     units: str = "cubeless money equity"
 
     def entries(self, game: int) -> list[TurnAnalysis | CubeAnalysis]:
@@ -244,7 +243,9 @@ class MatchAnalysis:
 
     def as_dict(self) -> dict[str, Any]:
         return {"ply": self.ply, "units": self.units,
-                "games": [{"game": g, "turns": [t.as_dict() for t in self.entries(g)]} for g in self.games],
+                "games": [{"game": g, "turns": [t.as_dict() for t in self.entries(g)],
+                           **({"resignation": self.resignations[g].as_dict()} if g in self.resignations else {})}
+                          for g in self.games],
                 "players": [p.as_dict() for p in self.players]}
 
 
@@ -355,6 +356,8 @@ def analyse_match(replayed: ReplayedMatch, *, ply: int = 0, games: set[int] | No
     """Analyse every turn and cube decision of ``replayed`` (or of the game
     numbers in ``games``): cubeful at the score, or cubeless money with
     ``money``; ``met`` the match equity table (default: the game's)."""
+    from .resignation import analyse_resignation
+
     rules = replayed.ruleset.rules
     ev = Evaluator(rules, weights=weights, evaluator=evaluator)
     judge = Judge.for_match(rules, replayed.record.length, money=money, met=met)
@@ -371,6 +374,11 @@ def analyse_match(replayed: ReplayedMatch, *, ply: int = 0, games: set[int] | No
             result.players[t.side].add(t)
         result.games[number] = turns
         result.cubes[number] = cubes
+        resigned = analyse_resignation(game, ev, names, judge, ply=ply)
+        if resigned is not None:
+            result.resignations[number] = resigned
+            result.players[resigned.side].add_resignation(resigned.error)
+            result.players[1 - resigned.side].add_resignation(resigned.accept_error)
     result.units = judge.units
     return result
 
@@ -424,7 +432,6 @@ def analyse_cube(game: ReplayedGame, ev: Evaluator, names: Sequence[str], judge:
                  ply: int = 0) -> list[CubeAnalysis]:
     """The cube decisions of one replayed game (see the module docstring):
     none under cubeless money or a ruleset without the cube."""
-    from ..notation.record import ActionKind
 
     valuer = judge.valuer
     if valuer is None or not ev.rules.cube:
@@ -531,69 +538,3 @@ def _canonical(turn: Any, text: str, rules: Any) -> str:
 
     play = same_effect(turn.before, turn.dice, text, rules, turn.first_turn)
     return str(play) if play is not None else text
-
-
-def handout(replayed: ReplayedMatch, analysis: MatchAnalysis) -> str:
-    """The annotated record a teacher hands out, in the native format: the
-    analysed games of ``replayed`` with the record's header (game, ruleset,
-    players, match length, scores and results), each analysed play's mark as
-    a glyph and, where it was not the best, a comment naming the best play and
-    the equity lost; an ``Annotator`` tag says by what."""
-    from collections import Counter
-
-    from .. import __version__
-    from ..notation.native import export_native
-
-    by_cell = {t.where: t for turns in analysis.games.values() for t in turns}
-    cubes = {c.where: c for entries in analysis.cubes.values() for c in entries if c.alert or c.mark}
-    used = Counter(t.evaluator for t in by_cell.values()).most_common(1)
-    main = used[0][0] if used else f"{analysis.ply}-ply"
-
-    def annotate(action: Action) -> Action:
-        action = _without_analysis(action)
-        glyphs, note = action.glyphs, action.after
-        c = cubes.get((action.line, action.col))
-        if c is not None:
-            # a cube action's own mark; a missed double's comment goes on the roll it preceded
-            if c.mark and action.kind is not ActionKind.ROLL:
-                glyphs = (*glyphs, GLYPHS[c.mark])
-            note = (*note, f"cube: {c.text}")
-        t = by_cell.get((action.line, action.col)) if action.kind is ActionKind.ROLL else None
-        if t is not None and t.error is not None:
-            glyphs = glyphs + ((GLYPHS[t.mark],) if t.mark else ())
-            by = "" if t.evaluator == main else f"{t.evaluator}: "
-            if t.error >= 1e-9:
-                note = (*note, f"{by}best {t.best} {t.best_equity:+.3f}; played {t.equity:+.3f}, lost {t.error:.3f}")
-        if glyphs == action.glyphs and note == action.after:
-            return action
-        return dataclasses.replace(action, glyphs=glyphs, after=note)
-
-    tags = [("Annotator", f"nardtools {__version__}: {main}; {analysis.units}")]
-    return export_native(replayed, games=set(analysis.games), annotate=annotate, tags=tags)
-
-
-#: The comments :func:`handout` writes on a play (after the evaluator's name
-#: when it is not the main one) and on a cube action; the group is the equity
-#: lost.
-_PLAY_NOTE = re.compile(r"^(?:[^:{}]+: )?best .+ [+-]\d+\.\d{3}; played [+-]\d+\.\d{3}, lost (\d+\.\d{3})$")
-_CUBE_NOTE = re.compile(r"^cube: .+ proper \(no double [+-]\d+\.\d{3}, double/take [+-]\d+\.\d{3}, "
-                        r"double/pass [+-]\d+\.\d{3}\)(?:; lost (\d+\.\d{3}))?$")
-
-
-def _without_analysis(action: Action) -> Action:
-    """``action`` without what an earlier :func:`handout` put on it (its
-    comments, and the mark glyphs that went with them), so that a handout
-    analysed again carries one analysis, the new one, not both."""
-    found = [(c, _PLAY_NOTE.match(c) or _CUBE_NOTE.match(c)) for c in action.after]
-    ours = [(c, m) for c, m in found if m is not None]
-    if not ours:
-        return action
-    # a play's mark is its glyph; a cube action's too, but for a missed double's, noted on the roll that followed
-    marked = sum(1 for c, m in ours if m[1] is not None and mark_of(float(m[1])) is not None
-                 and (not c.startswith("cube: ") or action.kind is not ActionKind.ROLL))
-    glyphs = list(action.glyphs)
-    for _ in range(marked):
-        if glyphs and glyphs[-1] in GLYPHS.values():
-            glyphs.pop()
-    dropped = {c for c, _ in ours}
-    return dataclasses.replace(action, glyphs=tuple(glyphs), after=tuple(c for c in action.after if c not in dropped))

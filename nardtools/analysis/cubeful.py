@@ -262,6 +262,21 @@ class Valuer:
             return 0.0
         return (self._me(state, state.value, 0) - self._me(state, 0, state.value)) / 2
 
+    def result_equity(self, state: CubeState, points: int) -> float:
+        """The equity (normalised money, or EMG) of the side on roll when the
+        game ends now with it winning ``points`` (losing, when negative): a
+        resignation's worth.
+
+        >>> from nardtools import find_ruleset
+        >>> v = Valuer(find_ruleset("backgammon").rules)
+        >>> v.result_equity(CubeState(value=2), -4), round(v.result_equity(CubeState(value=2, length=7), -2), 9)
+        (-2.0, -1.0)
+        """
+        if state.money:
+            return points / state.value
+        mwc = self._me(state, points, 0) if points >= 0 else self._me(state, 0, -points)
+        return float(self.eq_of_mwc(np.array(mwc), state))
+
     def mwc_of_eq(self, eq: np.ndarray, state: CubeState) -> np.ndarray:
         """The inverse of :meth:`eq_of_mwc`."""
         win, lose = self._me(state, state.value, 0), self._me(state, 0, state.value)

@@ -584,8 +584,9 @@ def analyse_command(
     at its first illegal play (--lenient: applies it if it can be carried
     out), and the analysis covers what was replayed.  Exit codes as
     validate's: 0 no problems, 1 problems found."""
-    from ..analysis.analyse import analyse_match, handout
+    from ..analysis.analyse import analyse_match
     from ..analysis.cube import read_met
+    from ..analysis.handout import handout
     from .common import replay_record
     from .output import output_path, progress, write_output
 
@@ -635,10 +636,17 @@ def analyse_command(
                     lost = "illegal here" if t.error is None else lost_text(t)
                     typer.echo(f"  {t.turn:>3}. {t.player:<12} {t.dice} {t.play:<24} {t.mark or '':<8} {lost}  "
                                f"best {t.best}")
+            resigned = result.resignations.get(number)
+            if resigned is not None:
+                typer.echo(f"  {resigned.turn:>3}. {resigned.player:<12} {resigned.text}")
         typer.echo(f"{'player':<16} {'decisions':>9} {'error rate':>10} {'errors':>6} {'blunders':>8} "
                    f"{'cube':>5} {'cube rate':>9} {'cube errors':>11} {'luck':>7}")
         for p in result.players:
             cube_errors = p.missed_doubles + p.wrong_doubles + p.wrong_takes + p.wrong_passes
             typer.echo(f"{p.player:<16} {p.decisions:>9} {p.error_rate:>10.4f} {p.errors:>6} {p.blunders:>8} "
                        f"{p.cube_decisions:>5} {p.cube_error_rate:>9.4f} {cube_errors:>11} {p.luck:>+7.3f}")
+        wrong = [p for p in result.players if p.resignation_errors]
+        if wrong:
+            typer.echo("resignations (outside the rates): " + "; ".join(
+                f"{p.player} {p.resignation_errors} wrong, lost {p.resignation_error_total:.3f}" for p in wrong))
     report_problems(problems, "the analysis covers the plays that could be replayed", quiet)

@@ -196,7 +196,7 @@ def game_data(match: ReplayedMatch, replayed: ReplayedGame, *, persian: bool = F
     player 0's view; the page turns them round), the rows of its turn list
     (plays, cube actions, the result, each pointing at a frame), its score
     and result."""
-    from ..analysis.analyse import GLYPHS
+    from ..analysis.marks import GLYPHS
 
     names = match.record.names
     frames = game_frames(replayed, names, persian=persian, race_points=race_points, analysis=analysis)

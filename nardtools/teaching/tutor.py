@@ -338,7 +338,7 @@ class Session:
 
     def _tutor(self, command: str) -> str:
         """The tutor's warning about ``command``, or ``""``."""
-        from ..analysis.analyse import mark_of
+        from ..analysis.marks import mark_of
 
         game = self.game
         assert game is not None
@@ -483,7 +483,7 @@ class Session:
         me, bot = PLAYER_NAMES[self.human], PLAYER_NAMES[1 - self.human]
         given = values[level - 1] - play_on  # what resigning gives away against playing on
         if self.tutor and not warned and given >= TUTOR_THRESHOLD and values[level - 1] >= play_on:
-            from ..analysis.analyse import mark_of
+            from ..analysis.marks import mark_of
 
             self.warning = _Warning(f"resign {kind}", f"{mark_of(given)}: playing on is worth {-play_on:+.3f} to "
                                                       f"you, resigning ({kind}) {-values[level - 1]:+.3f}; "
@@ -525,7 +525,7 @@ class Session:
         right = "accept" if offered >= play_on - 1e-9 else "reject"
         lost = abs(offered - play_on)
         if self.tutor and answer != right and lost >= TUTOR_THRESHOLD and self.warning is None:
-            from ..analysis.analyse import mark_of
+            from ..analysis.marks import mark_of
 
             self.warning = _Warning(answer, f"{mark_of(lost)}: {right} (the {kind} is worth {offered:+.3f}, "
                                             f"playing on {play_on:+.3f}); this loses {lost:.3f}")
