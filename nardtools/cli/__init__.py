@@ -20,7 +20,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from .. import __version__
-from . import analysis, archives, bearoff, evaluation, play, records, teaching
+from . import analysis, archives, bearoff, evaluation, play, records, teaching, training
 from .common import ExitCode, Terminated
 
 app = typer.Typer(
@@ -47,7 +47,7 @@ def main_callback(
     """Validate, analyse and teach recorded games of Long Nardy and backgammon."""
 
 
-for _module in (play, records, analysis, evaluation, archives, teaching, bearoff):
+for _module in (play, records, analysis, evaluation, training, archives, teaching, bearoff):
     _module.register(app)
 
 

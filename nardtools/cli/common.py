@@ -74,6 +74,11 @@ EncodingOpt = Annotated[str | None, typer.Option(
     "--encoding", "-e", help="Read records in this encoding (default: detected; see docs/format.md).")]
 
 
+def weights_text(weights: Path | None) -> str | None:
+    """A ``--weights`` (or ``--parent``) option as the analysis takes it: the path's text, or None."""
+    return str(weights) if weights else None
+
+
 # ---------------------------------------------------------------------------
 # Errors
 
