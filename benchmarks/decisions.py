@@ -48,7 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from nardtools import find_ruleset
 from nardtools.analysis.evaluate import Evaluator, ranked_plays
-from nardtools.analysis.nets import boards_of, equity, exact_where_finished
+from nardtools.analysis.probabilities import equity, exact_where_finished
+from nardtools.analysis.rows import boards_of
 from nardtools.dice import Roll
 from nardtools.engine import legal_plays
 from tests.corpus import CORPUS

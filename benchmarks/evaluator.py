@@ -42,7 +42,8 @@ from _commands import user_environment
 
 from nardtools import find_ruleset
 from nardtools.analysis.evaluate import Evaluator, database_odds, load_networks
-from nardtools.analysis.nets import CLASSES, equity, exact_where_finished, finished
+from nardtools.analysis.probabilities import CLASSES, equity, exact_where_finished
+from nardtools.analysis.rows import finished
 from nardtools.analysis.selfplay import (
     HeuristicPlayer,
     MatchResult,

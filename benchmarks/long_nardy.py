@@ -67,7 +67,7 @@ sys.path.insert(0, str(ROOT))
 from nardtools import find_ruleset  # noqa: E402
 from nardtools._io import write_atomically  # noqa: E402
 from nardtools.analysis.evaluate import Evaluator, load_networks  # noqa: E402
-from nardtools.analysis.nets import equity  # noqa: E402
+from nardtools.analysis.probabilities import equity  # noqa: E402
 from nardtools.analysis.selfplay import MatchResult, NetPlayer, series, series_in_processes  # noqa: E402
 from nardtools.core import single_threaded  # noqa: E402
 

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from nardtools import find_ruleset
 from nardtools.analysis import evaluate
 from nardtools.analysis.evaluate import Evaluator
-from nardtools.analysis.nets import equity
+from nardtools.analysis.probabilities import equity
 from nardtools.analysis.searchnet import collect
 from nardtools.analysis.selfplay import best_per_roll, roll_successors
 from nardtools.dice import ALL_ROLLS

@@ -96,7 +96,7 @@ class LegalPlays(Sequence[LegalPlay]):
     def result_rows(self) -> Any:
         """The plays' results, in order, as the (n, 52) int8 board rows an
         evaluator reads (the side then on roll first: see
-        :func:`nardtools.analysis.nets.boards_of`), without making the plays:
+        :func:`nardtools.analysis.rows.boards_of`), without making the plays:
         a ranking values every result and names only a few plays.
 
         >>> plays = legal_plays(Position.start("backgammon"), Roll(6, 5))

@@ -147,7 +147,7 @@ def _forward(core: object, rng: random.Random) -> None:
     core.net_forward(net.compiled_encoding, hidden, k, net.w1, net.b1, w2, b2, boards, out)  # type: ignore[attr-defined]
     if len(boards) and np.abs(out - net(net.encode(boards))).max() > 1e-5:
         raise AssertionError(f"the compiled forward pass is not numpy's on {boards.tolist()}")
-    from nardtools.analysis.nets import furthest
+    from nardtools.analysis.rows import furthest
     from nardtools.core import reference_engine
 
     with reference_engine():

@@ -138,7 +138,7 @@ def test_the_rollout_teachers_benchmark_takes_the_noise_out():
     ``--prune-with`` screens as the shipped one does unnamed."""
     from nardtools import find_ruleset
     from nardtools.analysis.evaluate import Evaluator
-    from nardtools.analysis.nets import equity
+    from nardtools.analysis.probabilities import equity
 
     pruner = ROOT / "nardtools" / "data" / "nets" / "long-prune.npz"
     text = _run("benchmarks/rollout_teachers.py", "--positions", "20", "--recipe", "luckless:1:1", "--weights", "1",
@@ -160,7 +160,7 @@ def test_the_rollout_teachers_benchmark_measures_each_recipe_against_the_set():
     against the set, computed here apart."""
     from nardtools import find_ruleset
     from nardtools.analysis.evaluate import Evaluator
-    from nardtools.analysis.nets import equity
+    from nardtools.analysis.probabilities import equity
 
     shipped = ROOT / "nardtools" / "data" / "nets" / "long.npz"
     text = _run("benchmarks/rollout_teachers.py", "--positions", "6", "--recipe", "plain:36:1", "--recipe",

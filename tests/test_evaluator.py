@@ -13,20 +13,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from nardtools import Position, Roll, find_ruleset
+from nardtools.analysis.encodings import INPUTS, block_features, contact_features, encode
 from nardtools.analysis.evaluate import Evaluator, evaluate, hint
-from nardtools.analysis.nets import (
-    CLASSES,
-    INPUTS,
-    Network,
-    block_features,
-    boards_of,
-    consistent,
-    contact_features,
-    encode,
-    equity,
-    flip,
-)
+from nardtools.analysis.nets import Network
+from nardtools.analysis.probabilities import CLASSES, consistent, equity, flip
 from nardtools.analysis.race import race_odds
+from nardtools.analysis.rows import boards_of
 from nardtools.analysis.selfplay import (
     HeuristicPlayer,
     NetPlayer,
@@ -233,7 +225,7 @@ def test_training_takes_a_database_race_target_from_the_database():
     database gets the database's odds (seen from the side that played) as its
     target, not the network's guess; without it, the network's."""
     from nardtools.analysis.evaluate import database_odds
-    from nardtools.analysis.nets import flip
+    from nardtools.analysis.probabilities import flip
     from nardtools.analysis.selfplay import NetPlayer
     from nardtools.analysis.training import _Learner
 
@@ -490,7 +482,7 @@ def _feature_reader(game: str) -> Network:
 
 @pytest.mark.parametrize("game", ["long", "backgammon"])
 def test_the_compiled_contact_features_are_numpys(game):
-    """The contact features (nets.contact_features) in csrc/net.c against
+    """The contact features (encodings.contact_features) in csrc/net.c against
     numpy's, within 1e-6, on self-play positions and every result of their
     rolls, through a network that shows them and a wide random one."""
     from nardtools.analysis.selfplay import roll_successors
@@ -556,7 +548,7 @@ def _block_reader() -> Network:
 
 
 def test_the_compiled_block_features_are_numpys():
-    """The block features (nets.block_features) in csrc/net.c against
+    """The block features (encodings.block_features) in csrc/net.c against
     numpy's, within 1e-6, on self-play positions and every result of their
     rolls, through a network that reads only them and a wide random one."""
     from nardtools.analysis.selfplay import roll_successors
@@ -717,7 +709,7 @@ def test_the_databases_odds_of_many_rows_are_race_odds_of_each(game):
     from nardtools.analysis.selfplay import roll_successors
 
     rules = find_ruleset(game).rules
-    from nardtools.analysis.nets import in_domain
+    from nardtools.analysis.rows import in_domain
 
     boards = np.array(_positions(game, 6))
     rows = np.concatenate([boards[::3], roll_successors(rules, boards[in_domain(boards, 8)][::2])[0]])

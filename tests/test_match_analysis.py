@@ -166,7 +166,7 @@ def test_long_match_at_four_all_judges_by_winning_chances_alone() -> None:
     """At 4-4 in a match to 5 a mars wins no more than an oin: every play's
     equity is 2 P(win) - 1 of its result, whatever its mars chances."""
     from nardtools.analysis.evaluate import Evaluator, ranked_plays
-    from nardtools.analysis.nets import boards_of
+    from nardtools.analysis.rows import boards_of
     from nardtools.dice import Roll
 
     ev = Evaluator(LONG)
@@ -346,8 +346,8 @@ def test_a_long_nardy_match_analysed_at_four_all_counts_winning_chances_only() -
 
 def test_cube_efficiency_sees_contact_as_the_race_rule_does(long_turns, backgammon_turns) -> None:  # type: ignore[no-untyped-def]
     from nardtools.analysis.cubeful import CONTACT_X
-    from nardtools.analysis.nets import boards_of
     from nardtools.analysis.pips import is_race
+    from nardtools.analysis.rows import boards_of
 
     for name, turns in (("play65-long", long_turns), ("backgammon", backgammon_turns)):
         valuer = Valuer(find_ruleset(name).rules)

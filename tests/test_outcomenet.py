@@ -8,8 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 from nardtools.analysis.evaluate import load_networks
-from nardtools.analysis.nets import CLASSES, Network, flip, mover_won
+from nardtools.analysis.nets import Network
 from nardtools.analysis.outcomenet import outcome_games, refit_outputs, train_outcomes
+from nardtools.analysis.probabilities import CLASSES, flip
+from nardtools.analysis.rows import mover_won
 from nardtools.analysis.searchnet import main_domain
 from nardtools.cli import app
 

@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 
 from nardtools import find_ruleset
 from nardtools.analysis.evaluate import PRUNE_KEEP, Evaluator, load_network, load_prune_network
-from nardtools.analysis.nets import CLASSES, WEIGHTS_DIR, Network, consistent, equity, equity_weights, finished
+from nardtools.analysis.nets import WEIGHTS_DIR, Network
+from nardtools.analysis.probabilities import CLASSES, consistent, equity, equity_weights
+from nardtools.analysis.rows import finished
 from nardtools.analysis.selfplay import best_in_rolls, roll_successors
 from nardtools.core import CORE, reference_engine
 from nardtools.errors import AnalysisError

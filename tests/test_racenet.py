@@ -12,8 +12,10 @@ from typer.testing import CliRunner
 
 from nardtools import Position, Ruleset, find_ruleset
 from nardtools.analysis.evaluate import Evaluator, database_odds, load_network, load_race_network
-from nardtools.analysis.nets import CLASSES, Network, boards_of, in_domain
+from nardtools.analysis.nets import Network
+from nardtools.analysis.probabilities import CLASSES
 from nardtools.analysis.racenet import collect, train_race
+from nardtools.analysis.rows import boards_of, in_domain
 from nardtools.analysis.selfplay import Player, RandomPlayer, play_game
 from nardtools.cli import app
 from nardtools.errors import AnalysisError
@@ -141,7 +143,8 @@ def test_the_shipped_race_networks_one_ply_choice_is_the_exact_best_in_most_race
     database's best, for a random roll in races of self-play inside the
     6-point database (the benchmark checks thousands: 96% and more); ties
     within 1e-6 are equally best."""
-    from nardtools.analysis.nets import equity, exact_where_finished, finished
+    from nardtools.analysis.probabilities import equity, exact_where_finished
+    from nardtools.analysis.rows import finished
     from nardtools.analysis.selfplay import NetPlayer, successors
 
     ruleset = find_ruleset(game)

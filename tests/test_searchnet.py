@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from nardtools import find_ruleset
 from nardtools.analysis.evaluate import Evaluator, load_network, load_networks
-from nardtools.analysis.nets import Network, finished
+from nardtools.analysis.nets import Network
+from nardtools.analysis.rows import finished
 from nardtools.analysis.searchnet import collect, main_domain, search_targets, widen
 from nardtools.cli import app
 from nardtools.errors import AnalysisError

@@ -57,7 +57,7 @@ from ..notation.record import ActionKind
 from .cubeful import CubeDecision, cube_decision, cube_decisions
 from .evaluate import Evaluator, PlayValue, rank_turns, valued
 from .marks import mark_of
-from .nets import boards_of
+from .rows import boards_of
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -331,7 +331,7 @@ def at_stakes(evaluation: Evaluation, setup: Any, rules: Rules, met: MatchEquity
     from ..game import why_no_double
     from .cubeful import CubeState, Valuer
     from .met import default_met
-    from .nets import CLASSES
+    from .probabilities import CLASSES
 
     state = CubeState.of_setup(setup, rules)
     valuer = Valuer(rules, met or (default_met(rules) if state.length else None))

@@ -57,7 +57,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .nets import CLASSES, exclusive, furthest
+from .probabilities import CLASSES, exclusive
+from .rows import furthest
 
 if TYPE_CHECKING:
     from ..rules import Rules

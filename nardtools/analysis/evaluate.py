@@ -1,7 +1,7 @@
 """Evaluating positions and ranking plays: ``evaluate`` and ``hint``.
 
 An evaluation gives, for the side on roll (before its roll), the
-probabilities of every outcome class its game scores (:data:`.nets.CLASSES`)
+probabilities of every outcome class its game scores (:data:`.probabilities.CLASSES`)
 and the cubeless equity they are worth under the ruleset's scoring table.
 
 Where the answer comes from (``Evaluation.evaluator``):
@@ -56,20 +56,9 @@ import numpy as np
 
 from ..errors import AnalysisError
 from ..outcome import OutcomeKind, points_for
-from .nets import (
-    CLASSES,
-    WEIGHTS_DIR,
-    Network,
-    Networks,
-    boards_of,
-    equity,
-    equity_weights,
-    exact_where_finished,
-    finished,
-    flip,
-    mover_won,
-    race_reach,
-)
+from .nets import WEIGHTS_DIR, Network, Networks
+from .probabilities import CLASSES, equity, equity_weights, exact_where_finished, flip
+from .rows import boards_of, finished, mover_won, race_reach
 
 if TYPE_CHECKING:
     from ..dice import Roll
@@ -296,8 +285,8 @@ class Evaluator:
 
     def screen_values(self, rows: np.ndarray) -> np.ndarray:
         """The equity by which the :attr:`pruner` screens rows (for the side
-        on roll): the linear equity of its raw outputs (:func:`.nets.equity_weights`,
-        no :func:`.nets.consistent` pass: a screen), finished games' exactly."""
+        on roll): the linear equity of its raw outputs (:func:`.probabilities.equity_weights`,
+        no :func:`.probabilities.consistent` pass: a screen), finished games' exactly."""
         pruner = self.pruner
         if pruner is None:
             raise AnalysisError(f"{self.name}: no pruning network screens for it")

@@ -255,7 +255,7 @@ class ScorePlayer:
     def choose(self, rows: Any) -> int:
         import numpy as np
 
-        from .nets import exact_where_finished
+        from .probabilities import exact_where_finished
 
         if len(rows) == 1:
             return 0
@@ -296,7 +296,8 @@ def measure_score_shares(games: int, seed: int = 1, ruleset: str = "long", most:
 
 
 def _kind_watcher(rules: Rules, kinds: list[str]) -> Any:
-    from .nets import CLASSES, mover_won, outcome
+    from .probabilities import CLASSES, outcome
+    from .rows import mover_won
 
     classes = CLASSES["long"]
 

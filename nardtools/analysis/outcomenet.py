@@ -17,7 +17,7 @@ the whole network learns their noise: docs/analysis.md).
    Every position the main network answers for (no finished game, no race
    the race network takes) is kept with the outcome of its game as its side
    on roll sees it: the indicators of the outcome classes
-   (:data:`~nardtools.analysis.nets.CLASSES`).  Kept in parts
+   (:data:`~nardtools.analysis.probabilities.CLASSES`).  Kept in parts
    (``outcomes/part-NNNNN.npz``), so that an interrupted run resumes at the
    first missing part.
 2. **Refit** (:func:`refit_outputs`): the hidden layer kept, each output's
@@ -62,7 +62,7 @@ def outcome_part(job: tuple[str, str | None, int, int, int, str]) -> None:
     and the part), its positions and outcomes written atomically to ``path``."""
     from ..rules import find_ruleset
     from .evaluate import Evaluator, play_out
-    from .nets import flip
+    from .probabilities import flip
     from .searchnet import main_domain
     from .selfplay import opening_roll, start_board
     from .training import TRAINING_RULESETS

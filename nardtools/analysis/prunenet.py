@@ -42,7 +42,8 @@ import numpy as np
 
 from .._io import write_atomically
 from ..errors import AnalysisError
-from .nets import Network, finished
+from .nets import Network
+from .rows import finished
 from .supervised import EPOCHS, HALVING, Fit, arrays, check_parent, kept_path, parent_mark
 
 #: Rolls whose every result is kept, of each position sampled.

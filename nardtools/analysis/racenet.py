@@ -16,7 +16,7 @@ replies to some rolls after the play chosen and after one other: the leaves
 a 1-ply look-ahead weighs), and their targets are the bear-off database's odds
 (:func:`.evaluate.database_odds` with a ``points``-point database, built
 once and cached).  The network has the main one's shape and encoding, with
-the checkers off of each side also as a thermometer (:func:`.nets.encode_race`:
+the checkers off of each side also as a thermometer (:func:`.encodings.encode_race`:
 a bear-off's count of rolls turns on them), and is fitted by
 :class:`.supervised.Fit` (Adam on the cross-entropy, a tenth of the
 positions held out, the rate halved every ``halving`` epochs).
@@ -39,7 +39,9 @@ import numpy as np
 
 from .._io import write_atomically
 from ..errors import AnalysisError
-from .nets import CLASSES, Network, in_domain
+from .nets import Network
+from .probabilities import CLASSES
+from .rows import in_domain
 from .supervised import HALVING, Fit, arrays
 
 #: The database (points) a new race network learns from: a 10-point one
@@ -62,7 +64,7 @@ def collect(game: str, games: int, *, seed: int = 1, points: int = POINTS, weigh
     from ..dice import ALL_ROLLS
     from ..rules import find_ruleset
     from .evaluate import load_network
-    from .nets import equity
+    from .probabilities import equity
     from .selfplay import NetPlayer, best_per_roll, play_game, roll_successors, successors, turn_dice
     from .training import TRAINING_RULESETS, _game_seed
 

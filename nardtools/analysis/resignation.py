@@ -101,7 +101,8 @@ def analyse_resignation(game: ReplayedGame, ev: Evaluator, names: Sequence[str],
     """The judgement of the resignation that ended ``game``, or None when it
     did not end by one."""
     from ..notation.record import ActionKind
-    from .nets import boards_of, equity
+    from .probabilities import equity
+    from .rows import boards_of
 
     outcome = game.game.outcome
     if outcome is None or outcome.ending is not Ending.RESIGN:

@@ -60,7 +60,9 @@ import numpy as np
 
 from .._io import write_atomically
 from ..errors import AnalysisError
-from .nets import ENCODINGS, Network, Networks, check_encoding, finished
+from .encodings import ENCODINGS, check_encoding
+from .nets import Network, Networks
+from .rows import finished
 from .supervised import EPOCHS, HALVING, RATE, Fit, arrays, check_parent, kept_path, parent_mark
 
 if TYPE_CHECKING:

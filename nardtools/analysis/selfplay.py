@@ -2,7 +2,7 @@
 training, of the strength benchmarks and of rollouts.
 
 A *player* chooses one of the positions a roll can reach (``choose(rows)``:
-rows of 52 int8, as :func:`.nets.boards_of` writes them, seen by the side
+rows of 52 int8, as :func:`.rows.boards_of` writes them, seen by the side
 that rolls next).  The legal results come from the compiled core
 (``successors``) or, without it, from the readable reference; the game's
 rules are the ruleset's (the opening, the head rule's first turn, bearing
@@ -25,7 +25,9 @@ import numpy as np
 
 from ..errors import AnalysisError
 from ..position import HEAD
-from .nets import CLASSES, Network, Networks, equity, exact_where_finished, mover_won, outcome
+from .nets import Network, Networks
+from .probabilities import CLASSES, equity, exact_where_finished, outcome
+from .rows import mover_won
 
 if TYPE_CHECKING:
     from ..rules import Rules, Ruleset
@@ -231,7 +233,7 @@ def turn_dice(die1: int, die2: int) -> tuple[int, ...]:
 @dataclass
 class Drive:
     """Where :func:`drive` stopped: the board (from the side now on roll) and
-    the plays made (the game is over when :func:`.nets.mover_won` says so)."""
+    the plays made (the game is over when :func:`.rows.mover_won` says so)."""
 
     board: np.ndarray
     plays: int
@@ -243,7 +245,7 @@ def drive(rules: Rules, board: np.ndarray, dice_of: Callable[[int], tuple[int, i
     game loop (self-play, rollouts, training): turn ``k`` rolls
     ``dice_of(k)``, the side on roll picks one of the results (``choose(rows,
     k)``: rows seen by the side that rolls next), and the game ends when a
-    side has no checker left in play (:func:`.nets.mover_won`, whatever the
+    side has no checker left in play (:func:`.rows.mover_won`, whatever the
     ruleset's count), or after ``stop_after`` plays when that is given."""
     done = drive_many(rules, board[None, :], lambda k: np.array([dice_of(k)]),
                       lambda rows, _counts, k, _games: np.array([choose(rows, k)]),
@@ -295,7 +297,7 @@ def drive_many(rules: Rules, boards: np.ndarray, dice_of: Callable[[int], np.nda
     seen by the side that rolls next, one game's after another's, how many
     each, and which games they are; the index in ``rows`` of each game's
     choice, as :func:`best_per_roll` gives it), and a game ends when a side
-    has no checker left in play (:func:`.nets.mover_won`, whatever the
+    has no checker left in play (:func:`.rows.mover_won`, whatever the
     ruleset's count) or after ``stop_after`` plays when that is given.
     First turns and doubles are the engine's
     (:func:`~nardtools.engine.on_first_turn`, :func:`turn_dice`).  Rulesets

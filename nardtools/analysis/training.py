@@ -34,7 +34,9 @@ import numpy as np
 from ..errors import AnalysisError
 from ..rules import Ruleset, find_ruleset
 from .evaluate import database_odds
-from .nets import Network, equity, finished, flip, sigmoid
+from .nets import Network, sigmoid
+from .probabilities import equity, flip
+from .rows import finished
 from .selfplay import NetPlayer, RandomPlayer, play_game, series, start_board
 
 #: The rulesets the shipped networks learn, by game.

@@ -22,7 +22,7 @@ class TrainedGame(str, enum.Enum):
 
 
 class Inputs(str, enum.Enum):
-    """A main network's encoding (nardtools.analysis.nets.ENCODINGS)."""
+    """A main network's encoding (nardtools.analysis.encodings.ENCODINGS)."""
 
     board = "board"
     contact = "contact"

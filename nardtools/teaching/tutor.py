@@ -443,7 +443,8 @@ class Session:
         evaluator at the session's ply): the winner should accept a level
         worth at least playing on, and the loser gives away nothing by
         offering one worth no more than it."""
-        from ..analysis.nets import boards_of, flip
+        from ..analysis.probabilities import flip
+        from ..analysis.rows import boards_of
 
         game = self.game
         assert game is not None and self.judge.valuer is not None
@@ -504,7 +505,7 @@ class Session:
         :data:`RESIGN_SLACK`), where the bot's chance of winning is gone; else None."""
         game = self.game
         assert game is not None
-        from ..analysis.nets import boards_of
+        from ..analysis.rows import boards_of
 
         if self._rejected == (len(self.games), sum(game.turns_played)):
             return None  # rejected this turn: the bot plays it
