@@ -25,7 +25,7 @@ games of the old networks at 0-ply (seeds from ``--set-seed``, default
 main network answers for: no race the race network takes, no finished game),
 each rolled out ``--rollout-games`` times to the end at 0-ply on both sides by
 the main network shipped at ``--player-rev`` (default the old one) with the
-shipped race network (``nardtools.analysis.evaluate.rollout``: the first two
+shipped race network (``nardtools.analysis.rollout.rollout``: the first two
 rolls stratified over the 36 x 36 pairs, the later dice seeded; no
 truncation). The positions are seeded, so every set of one ``--set-seed``
 holds the same ones. Kept as ``.npz`` (rows, rollout probabilities, equities
@@ -138,7 +138,7 @@ def set_positions(count: int, old: str, first: int = SET_SEED) -> np.ndarray:
 
 
 def _rollouts(job: tuple[np.ndarray, int, str]) -> list[tuple[list[float], float, float]]:
-    from nardtools.analysis.evaluate import rollout
+    from nardtools.analysis.rollout import rollout
     from nardtools.position import GameKind, Position
 
     rows, games, old = job

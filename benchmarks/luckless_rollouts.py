@@ -24,8 +24,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from nardtools import find_ruleset
-from nardtools.analysis.evaluate import Evaluator, play_out, play_out_luckless, roll_pairs
+from nardtools.analysis.evaluate import Evaluator
 from nardtools.analysis.probabilities import equity
+from nardtools.analysis.rollout import play_out, play_out_luckless, roll_pairs
 
 SETS = {"0.2": "long-rollouts.npz", "0.4": "long-rollouts-0.4.npz", "0.7": "long-rollouts-0.7.npz"}
 

@@ -303,7 +303,7 @@ def test_analyse_marks_a_planted_blunder(tmp_path):
 def test_a_rollout_truncated_at_one_play_is_the_1_ply_evaluation(weights):
     """36 games whose first rolls are stratified, stopped after one play, are
     exactly the 1-ply average over the 36 rolls."""
-    from nardtools.analysis.evaluate import rollout
+    from nardtools.analysis.rollout import rollout
 
     position = Position.parse("long X 24:9,22:2,19:2,16:1,13:1 / 24:8,20:3,17:2,14:2")
     one = evaluate(position, ply=1, weights=weights["long"])
@@ -326,7 +326,7 @@ def test_a_luckless_play_out_has_the_plain_ones_mean_and_far_less_spread(game):
     brought); longer games average what the plain play-outs average, on the
     same plays (no screen: the plain game's best is the luckless game's),
     with a fraction of their spread.  A finished game is refused."""
-    from nardtools.analysis.evaluate import play_out, play_out_luckless
+    from nardtools.analysis.rollout import play_out, play_out_luckless
     from nardtools.analysis.searchnet import collect
 
     ev = Evaluator(find_ruleset(game).rules, prune=False)
@@ -355,7 +355,7 @@ def test_a_luckless_rollout_is_named_and_tighter():
     """``rollout(luckless=True)`` (``eval --rollout N --luckless``, the
     shipped network): its label says so, one play is still the 1-ply, and
     its standard error is a fraction of the plain rollout's."""
-    from nardtools.analysis.evaluate import rollout
+    from nardtools.analysis.rollout import rollout
 
     position = Position.parse("long X 24:9,22:2,19:2,16:1,13:1 / 24:8,20:3,17:2,14:2")
     one = evaluate(position, ply=1)

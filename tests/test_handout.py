@@ -195,7 +195,7 @@ def test_hint_and_eval_show_the_player_asked_for():
 # 7. Progress for the long runs
 
 def test_rollouts_and_one_file_stats_report_progress():
-    from nardtools.analysis.evaluate import rollout
+    from nardtools.analysis.rollout import rollout
     from nardtools.analysis.stats import collect
 
     ticks: list[int] = []

@@ -97,7 +97,8 @@ def test_rollout_targets_are_games_played_out_and_resume_part_by_part(tmp_path, 
     own estimates within their noise (seen from the side on roll, not the
     other); a part deleted is made again the same."""
     import nardtools.analysis.searchnet as searchnet
-    from nardtools.analysis.evaluate import boards_of, rollout
+    from nardtools.analysis.evaluate import boards_of
+    from nardtools.analysis.rollout import rollout
     from nardtools.analysis.searchnet import rollout_targets
     from nardtools.position import GameKind, Position
 

@@ -13,7 +13,7 @@ the whole network learns their noise: docs/analysis.md).
 
 1. **Games** (:func:`outcome_part`): ``games`` self-play games of the
    parent at 0-ply, the best result of every roll on both sides, seeded
-   dice, :data:`PART` at a time in lock step (:func:`.evaluate.play_out`).
+   dice, :data:`PART` at a time in lock step (:func:`.rollout.play_out`).
    Every position the main network answers for (no finished game, no race
    the race network takes) is kept with the outcome of its game as its side
    on roll sees it: the indicators of the outcome classes
@@ -61,8 +61,9 @@ def outcome_part(job: tuple[str, str | None, int, int, int, str]) -> None:
     """Part ``part`` of a run's games (``games`` of them, seeded by ``seed``
     and the part), its positions and outcomes written atomically to ``path``."""
     from ..rules import find_ruleset
-    from .evaluate import Evaluator, play_out
+    from .evaluate import Evaluator
     from .probabilities import flip
+    from .rollout import play_out
     from .searchnet import main_domain
     from .selfplay import opening_roll, start_board
     from .training import TRAINING_RULESETS

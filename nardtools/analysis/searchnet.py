@@ -26,7 +26,7 @@ shipped networks, or a checkpoint; always with the shipped race network):
    that many plays and valued there by the network (a truncated rollout: a
    little of the look-ahead's bias, much less of the outcomes' noise); with
    ``rollout_luckless``, each roll's luck taken out of those games
-   (:func:`.evaluate.play_out_luckless`: the same mean, less noise); with
+   (:func:`.rollout.play_out_luckless`: the same mean, less noise); with
    ``rollout_weight`` *w* < 1, a rolled-out position learns *w* × its
    rollout + (1 − *w*) × its look-ahead target (:func:`weighed`): the
    rollouts' noise shrunk towards the look-ahead, at some of its bias.
@@ -149,7 +149,7 @@ def _part(job: tuple[str, str | None, str | None, int, np.ndarray, str]) -> None
 
 def _rollout_part(job: tuple[str, str | None, str | None, int, int, bool, int, int, np.ndarray, str]) -> None:
     """One part of the rollout targets, written atomically (:func:`rollout_targets`)."""
-    from .evaluate import play_out, play_out_luckless, roll_pairs
+    from .rollout import play_out, play_out_luckless, roll_pairs
 
     game, weights, prune, games, truncate, luckless, seed, part, rows, path = job
     play = play_out_luckless if luckless else play_out
@@ -214,8 +214,8 @@ def rollout_targets(game: str, rows: np.ndarray, folder: Path, *, games: int = 3
     """The probabilities of ``rows`` from ``games`` games each, played to the
     end (or stopped after ``truncate`` > 0 plays and valued there by the
     network) by the evaluator of ``weights`` at 0-ply on both sides
-    (:func:`.evaluate.play_out`; with ``luckless``, each roll's luck taken
-    out, :func:`.evaluate.play_out_luckless`): game ``i`` of a position
+    (:func:`.rollout.play_out`; with ``luckless``, each roll's luck taken
+    out, :func:`.rollout.play_out_luckless`): game ``i`` of a position
     starts with the ``i mod 36``-th of the 36 rolls (stratified), the later
     dice come from ``seed`` and the part.  Kept in parts of
     :data:`ROLLOUT_PART` positions under ``folder``, as :func:`search_targets`

@@ -84,7 +84,7 @@ def eval_command(
     --cube, --owner and --crawford."""
     from ..analysis.analyse import at_stakes
     from ..analysis.evaluate import evaluate
-    from ..analysis.evaluate import rollout as roll_out
+    from ..analysis.rollout import rollout as roll_out
     from ..outcome import finished
 
     if (truncate or luckless) and not rollout:
