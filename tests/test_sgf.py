@@ -23,7 +23,9 @@ from nardtools.notation.convert import convert
 from nardtools.notation.reading import read_record
 from nardtools.notation.record import ActionKind, RecordError
 from nardtools.notation.replay import ReplayedMatch, replay_match
-from nardtools.notation.sgf import export_sgf, parse_trees, read_sgf
+from nardtools.notation.sgf import read_sgf
+from nardtools.notation.sgf_grammar import parse_trees
+from nardtools.notation.sgf_writer import export_sgf
 
 from .corpus import CORPUS, needs_corpus, whole_corpus_when_slow
 from .gnubg_oracle import GNUBG

@@ -34,7 +34,7 @@ def convert(replayed: Any, fmt: str) -> tuple[str, list[str]]:
 
         return export_mat(replayed), mat_losses(replayed)
     if fmt == "sgf":
-        from .sgf import export_sgf
+        from .sgf_writer import export_sgf
 
         return export_sgf(replayed), sgf_losses(replayed)
     if fmt == "nrd":

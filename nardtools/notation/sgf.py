@@ -1,4 +1,5 @@
-"""GNU Backgammon's SGF (``GM[6]``), read and written (docs/format.md, "SGF").
+"""GNU Backgammon's SGF (``GM[6]``), read (docs/format.md, "SGF"; written by
+:mod:`.sgf_writer`).
 
 A file is a collection of game trees, one per game: a root node with the
 game's properties (``MI`` match length, game number and score, ``PW``/``PB``
@@ -11,8 +12,8 @@ for white and downward from ``x`` for black; ``y`` is the bar and ``z`` off),
 ``DA``, ``LU``, the marks ``BM``/``DO``).  White is the left (first-named)
 player of a ``.mat`` file: player 0.
 
-Grammar and meaning are kept apart: :func:`parse_trees` reads the SGF
-grammar into located nodes; :func:`sgf_games` turns each game tree into a
+Grammar and meaning are kept apart: :func:`.sgf_grammar.parse_trees` reads
+the SGF grammar into located nodes; :func:`sgf_games` turns each game tree into a
 :class:`~nardtools.notation.record.GameRecord`; the replay judges legality.
 Variations become the record's variations; properties nardtools does not
 know are skipped with a warning, never fatal.
@@ -32,198 +33,40 @@ games" rather than misreads.
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
-from .. import __version__
 from ..dice import Roll
-from ..errors import ConversionError
 from ..position import BAR, OFF, Position
 from .record import AUTO_DOUBLES, MAX_ERRORS, Action, ActionKind, GameRecord, MatchRecord, RecordError, Review
-from .tags import MAT_TAG
+from .sgf_grammar import Prop, Tree, escape, parse_trees
 
 #: ``GM`` values: backgammon's registered number, and the one nardtools uses for Long Nardy.
 GAME_NUMBERS = {"6": "backgammon", "106": "long"}
-#: The longest property value read, in characters (an analysed move is a few thousand).
-MAX_VALUE = 1 << 20
 #: Comments written on one node are joined with this, and split at it when read.
 COMMENT_JOIN = "\n\n"
 
 # Root properties and the tags they become (dates are converted).
-_ROOT_TAGS = {"EV": "Event", "RO": "Round", "PC": "Site", "AN": "Annotator", "DT": "EventDate",
-              "WR": "Player 1 Rating", "BR": "Player 2 Rating"}
+ROOT_TAGS = {"EV": "Event", "RO": "Round", "PC": "Site", "AN": "Annotator", "DT": "EventDate",
+             "WR": "Player 1 Rating", "BR": "Player 2 Rating"}
 # Properties read elsewhere, or knowingly ignored (GS: game statistics, recomputed by the analysis).
 _KNOWN = {"FF", "GM", "CA", "AP", "MI", "PW", "PB", "RU", "RE", "CV", "GC", "GS", "SZ", "US", "SO",
           "W", "B", "C", "AE", "AW", "AB", "PL", "DI", "CP", "N",
-          "BM", "DO", "TE", "IT", "A", "DA", "LU", "MR", "CR", "GB", "GW", "BC", "DC", *_ROOT_TAGS}
+          "BM", "DO", "TE", "IT", "A", "DA", "LU", "MR", "CR", "GB", "GW", "BC", "DC", *ROOT_TAGS}
 # Analysis properties kept on a review, written back as read.
 _ANALYSIS = ("DA", "CR", "A", "MR", "LU", "GB", "GW", "BC", "DC")
 # Move marks and the glyphs they are.
 _MARK_GLYPHS = {("BM", "1"): "?", ("BM", "2"): "??", ("DO", ""): "?!", ("TE", "1"): "!", ("TE", "2"): "!!",
                 ("IT", ""): "!?"}
-_GLYPH_MARKS = {glyph: f"{key}[{value}]" for (key, value), glyph in _MARK_GLYPHS.items()}
+GLYPH_MARKS = {glyph: f"{key}[{value}]" for (key, value), glyph in _MARK_GLYPHS.items()}
 _CUBE_WORDS = {"double": ActionKind.DOUBLE, "take": ActionKind.TAKE, "drop": ActionKind.DROP,
                "beaver": ActionKind.BEAVER}
 _TAG_LINE = re.compile(r'^\s*\[\s*([^"\]\s][^"\]]{0,80}?)\s+"([^"]*)"\s*\]\s*$')
 _MOVE = re.compile(r"([1-6])([1-6])((?:[a-z]{2}){0,8})")
-
-
-# ---------------------------------------------------------------------------
-# The grammar
-
-@dataclass
-class Prop:
-    """One property: its name, its values (unescaped), where it stands."""
-
-    name: str
-    values: list[str]
-    line: int
-    col: int
-
-    @property
-    def value(self) -> str:
-        return self.values[0] if self.values else ""
-
-
-@dataclass
-class Tree:
-    """A game tree: its main sequence of nodes and the trees that follow it
-    (the first continues the main line; the others are variations)."""
-
-    nodes: list[list[Prop]]
-    children: list[Tree]
-    line: int
-    col: int
-
-
-_SPACE = re.compile(r"\s*")
-_IDENT = re.compile(r"[A-Za-z]+")
-_VALUE_BODY = re.compile(r"(?:[^\\\]]|\\.)*", re.DOTALL)
-_ESCAPE = re.compile(r"\\(\n|.)", re.DOTALL)
-
-
-class _Scanner:
-    """The SGF grammar over one text, one game tree at a time (FF[4]:
-    ``Collection = GameTree+``, ``GameTree = "(" Sequence GameTree* ")"``,
-    ``Sequence = Node+``, ``Node = ";" Property*``, ``Property = Ident Value+``)."""
-
-    def __init__(self, text: str, path: str) -> None:
-        self.text, self.path, self.pos = text, path, 0
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-
-    def where(self, pos: int) -> tuple[int, int]:
-        line = bisect.bisect_right(self.line_starts, pos)
-        return line, pos - self.line_starts[line - 1] + 1
-
-    def error(self, message: str, pos: int) -> RecordError:
-        line, col = self.where(pos)
-        text_line = self.text[self.line_starts[line - 1]:].split("\n", 1)[0][:200]
-        return RecordError(message, path=self.path, line=line, col=col, source_line=text_line)
-
-    def skip(self) -> None:
-        m = _SPACE.match(self.text, self.pos)
-        assert m is not None
-        self.pos = m.end()
-
-    def trees(self) -> Iterator[Tree]:
-        """The top-level game trees; raises :class:`RecordError` where the text
-        leaves the grammar (a located, fatal error: the rest cannot be framed)."""
-        self.skip()
-        if self.pos >= len(self.text):
-            raise self.error("no game tree: an SGF file starts with '(;'", self.pos)
-        while self.pos < len(self.text):
-            if self.text[self.pos] != "(":
-                raise self.error(f"expected '(' to start a game tree, found {self.text[self.pos]!r}", self.pos)
-            yield self.tree(depth=0)
-            self.skip()
-
-    def tree(self, depth: int) -> Tree:
-        opened = self.pos
-        line, col = self.where(opened)
-        if depth > 64:
-            raise self.error("variations nested more than 64 deep", opened)
-        self.pos += 1
-        nodes: list[list[Prop]] = []
-        children: list[Tree] = []
-        while True:
-            self.skip()
-            if self.pos >= len(self.text):
-                raise self.error(f"unbalanced brackets: the game tree opened at line {line}, column {col} is "
-                                 "not closed (a truncated file?)", self.pos)
-            ch = self.text[self.pos]
-            if ch == ";" and not children:
-                self.pos += 1
-                nodes.append(self.node())
-            elif ch == "(":
-                if not nodes:
-                    raise self.error("a game tree must start with a node ';' before any variation", self.pos)
-                children.append(self.tree(depth + 1))
-            elif ch == ")":
-                if not nodes:
-                    raise self.error("an empty game tree '()': expected a node ';'", self.pos)
-                self.pos += 1
-                return Tree(nodes, children, line, col)
-            elif ch == ";":
-                raise self.error("a node after the variations of a tree: expected '(' or ')'", self.pos)
-            else:
-                raise self.error(f"expected a node ';', a variation '(' or ')', found {ch!r}", self.pos)
-
-    def node(self) -> list[Prop]:
-        props: list[Prop] = []
-        while True:
-            self.skip()
-            m = _IDENT.match(self.text, self.pos)
-            if not m:
-                if self.pos < len(self.text) and self.text[self.pos] not in ";()":
-                    raise self.error(f"expected a property name (capital letters) or the end of the node, "
-                                     f"found {self.text[self.pos]!r}", self.pos)
-                return props
-            start = self.pos
-            name = "".join(c for c in m[0] if c.isupper())  # FF[3] lower-case letters are ignored
-            self.pos = m.end()
-            values = []
-            while True:
-                self.skip()
-                if self.pos >= len(self.text) or self.text[self.pos] != "[":
-                    break
-                values.append(self.value())
-            if not values:
-                raise self.error(f"property {m[0]} has no value: expected '[' after its name", self.pos)
-            line, col = self.where(start)
-            props.append(Prop(name, values, line, col))
-
-    def value(self) -> str:
-        opened = self.pos
-        m = _VALUE_BODY.match(self.text, self.pos + 1)
-        assert m is not None
-        end = m.end()  # at the closing ']', or at a backslash that ends the text
-        if end >= len(self.text) or self.text[end] != "]":
-            line, col = self.where(opened)
-            raise self.error(f"truncated file: the value opened at line {line}, column {col} has no closing "
-                             "']'" + (" (a backslash escapes the last character)" if self.text.endswith("\\")
-                                      else ""), len(self.text))
-        if end - opened > MAX_VALUE:
-            raise self.error(f"a property value of {end - opened:,} characters (at most {MAX_VALUE:,})", opened)
-        self.pos = end + 1
-        return _ESCAPE.sub(lambda e: "" if e[1] == "\n" else e[1], m[0])
-
-
-def parse_trees(text: str, path: str = "") -> Iterator[Tree]:
-    """The game trees of SGF text, one at a time (see :class:`_Scanner`).
-
-    >>> [len(t.nodes) for t in parse_trees("(;GM[6];W[31fehe])(;GM[6])")]
-    [2, 1]
-    >>> next(parse_trees("(;GM[6];C[open"))
-    Traceback (most recent call last):
-    ...
-    nardtools.notation.record.RecordError: <text>:1:15: truncated file: the value opened at line 1, column 10 has no closing ']'
-    """
-    return _Scanner(text, path).trees()
 
 
 # ---------------------------------------------------------------------------
@@ -238,7 +81,7 @@ def _point(letter: str, player: int) -> int:
     return ord(letter) - ord("a") + 1 if player == 0 else ord("x") - ord(letter) + 1
 
 
-def _letter(point: int, player: int) -> str:
+def letter(point: int, player: int) -> str:
     if point == BAR:
         return "y"
     if point == OFF:
@@ -323,7 +166,7 @@ def _game(tree: Tree, reading: _Reading) -> GameRecord | None:
         record.players = (root["PW"].value if "PW" in root else "", root["PB"].value if "PB" in root else "")
         if kind == "long":
             record.tags.append(("Game", "long"))
-        for key, tag in _ROOT_TAGS.items():
+        for key, tag in ROOT_TAGS.items():
             if key in root and root[key].value.strip():
                 value = root[key].value.strip()
                 record.tags.append((tag, value.replace("-", ".") if key == "DT" else value))
@@ -595,10 +438,10 @@ def review_properties(review: Review) -> str:
     one is broken before each value by SGF's soft line break (a backslash
     before the line end, which reading removes), so that no line starts
     with ``[``."""
-    text = "".join(name + "".join(f"[{_escape(v)}]" for v in values) for name, values in review.raw)
+    text = "".join(name + "".join(f"[{escape(v)}]" for v in values) for name, values in review.raw)
     if len(text) <= _PROPERTIES_LINE:
         return text
-    return "".join(name + "".join(f"[\\\n{_escape(v)}]" for v in values) for name, values in review.raw)
+    return "".join(name + "".join(f"[\\\n{escape(v)}]" for v in values) for name, values in review.raw)
 
 
 def review_from_properties(text: str, player: int) -> Review | None:
@@ -625,177 +468,3 @@ def review_from_comment(text: str, player: int) -> Review | None:
     if not (text.startswith(REVIEW_PREFIX) and text.endswith("]")):
         return None
     return review_from_properties(text[len(REVIEW_PREFIX):-1], player)
-
-
-# ---------------------------------------------------------------------------
-# Writing
-
-def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("]", "\\]")
-
-
-def _prop(name: str, *values: str) -> str:
-    return name + "".join(f"[{_escape(v)}]" for v in values)
-
-
-def export_sgf(replayed: Any) -> str:
-    """SGF text for a replayed match (:class:`~nardtools.notation.replay.ReplayedMatch`),
-    as GNU Backgammon writes it: one game tree per game, plays as the replay
-    read them (one pair of letters per die), cube actions, comments and
-    glyphs (as the marks ``BM``, ``DO``, ``TE``, ``IT``), and any analysis the
-    record carries.  Tags with no SGF property go into the first game's
-    ``GC`` as ``[Key "value"]`` lines, as GNU Backgammon keeps a ``.mat``
-    file's; the ruleset, when not one GNU Backgammon knows, goes there too.
-
-    Raises :class:`~nardtools.errors.ConversionError` for what SGF
-    cannot hold: dice carried over (gul-bara), a board edit in Long Nardy."""
-
-    record = replayed.record
-    ruleset = replayed.ruleset
-    rules = ruleset.rules
-    long = rules.is_long
-    plays = {id(t.action): t.play for g in replayed.games for t in g.turns}
-    mapped = {tag.lower(): key for key, tag in _ROOT_TAGS.items()} | {"date": "DT", "place": "PC",
-                                                                       "transcriber": "AN"}
-    skip = {"variation", "ruleset", "ruleoptions", "options", "game", "x", "o", "matchlength", "score",
-            "gamenumber", "result", "crawford", "cubelimit", "jacoby"}
-    root_tags: dict[str, str] = {}
-    extra: list[str] = []
-    for key, value in record.tags:
-        if key.lower() in mapped:
-            name = mapped[key.lower()]
-            root_tags[name] = value.replace(".", "-") if name == "DT" else value
-        elif key.lower() not in skip:
-            extra.append(f'[{key} "{value}"]')
-    if long or ruleset.base_name != "backgammon":
-        extra.append(f'[Ruleset "{ruleset.base_name}"]')
-    said_by_flags = () if long else ("start", "crawford", "cube", "jacoby")  # RU: gnubg's own flags
-    changed = {k: v for k, v in ruleset.overrides().items() if k not in said_by_flags}
-    if changed:
-        extra.append('[RuleOptions "' + ";".join(f"{k}={v}" for k, v in changed.items()) + '"]')
-    notes = [c for c in record.comments if not MAT_TAG.search(c)]
-    flags = [] if long else [f for f, on in (("NoCube", not rules.cube),
-                                             ("Crawford", rules.crawford and record.length > 0),
-                                             ("Jacoby", rules.jacoby and not record.length)) if on]
-    if not long and rules.start != "backgammon":
-        flags.append({"nackgammon": "Nackgammon", "hypergammon": "Hypergammon3"}.get(rules.start, rules.start))
-    out = []
-    for index, g in enumerate(replayed.games):
-        grec = g.record
-        carried = next((a for a in grec.actions if a.part), None)
-        if carried is not None:
-            raise ConversionError(f"game {grec.number}, turn {carried.number}: SGF has no way to write dice carried "
-                                  f"over (+{''.join(map(str, carried.part))}); keep this record in the native "
-                                  "format (.nrd)")
-        head = [_prop("FF", "4"), _prop("GM", "106" if long else "6"), _prop("CA", "UTF-8"),
-                _prop("AP", f"nardtools:{__version__}"),
-                _prop("MI", f"length:{record.length}", f"game:{grec.number - 1}", f"ws:{grec.score[0]}",
-                      f"bs:{grec.score[1]}"),
-                _prop("PW", record.players[0]), _prop("PB", record.players[1])]
-        if index == 0:
-            head += [_prop(name, value) for name, value in root_tags.items() if value]
-            if extra or notes:
-                head.append(_prop("GC", "\n".join(extra + notes)))
-        game_flags = flags + (["CrawfordGame"] if g.game.crawford and not long else [])
-        if game_flags:
-            head.append(_prop("RU", ":".join(game_flags)))
-        autos = dict(grec.tags).get(AUTO_DOUBLES, "")
-        if autos.isdigit() and int(autos) > 0:
-            head.append(_prop("CV", str(1 << int(autos))))
-        head.append(_result_prop(g))
-        written = [a for a in grec.actions if _writes_node(a)]
-        closing = {id(written[-1]): grec.closing} if written else {}
-        out.append("(;" + "".join(p for p in head if p) + _sequence(written, plays, long, closing) + ")\n")
-    return "".join(out)
-
-
-def _sequence(actions: list[Action], plays: dict[int, Any], long: bool,
-              closing: dict[int, tuple[str, ...]]) -> str:
-    """The nodes of ``actions``; at the first action with variations the
-    tree branches: the main line goes on in the first subtree, each
-    variation (an alternative to that action) in one of its own."""
-    nodes: list[str] = []
-    for i, action in enumerate(actions):
-        if action.variations:
-            main = [dataclasses.replace(action, variations=()), *actions[i + 1:]]
-            if action is actions[-1] and id(action) in closing:
-                closing = {**closing, id(main[0]): closing[id(action)]}
-            plays = {**plays, id(main[0]): plays.get(id(action))}
-            branches = [_sequence(main, plays, long, closing)]
-            branches += [_sequence([a for a in v if _writes_node(a)], plays, long, {}) for v in action.variations]
-            return "\n".join(nodes) + "".join(f"\n({branch.lstrip()})" for branch in branches if branch)
-        nodes.append(_node(action, plays.get(id(action)), long, closing.get(id(action), ())))
-    return "".join(f"\n{node}" for node in nodes)
-
-
-def _result_prop(g: Any) -> str:
-    """``RE`` from the replay's outcome, else the record's ``Wins`` action."""
-    outcome = g.game.outcome
-    if outcome is not None:
-        resigned = outcome.ending.name == "RESIGN"
-        return _prop("RE", f"{'WB'[outcome.winner]}+{outcome.points}{'R' if resigned else ''}")
-    result = g.record.result
-    if result is not None:
-        return _prop("RE", f"{'WB'[result.player]}+{result.value}R")
-    return ""
-
-
-def _writes_node(action: Action) -> bool:
-    """Whether an action is a node of its own (results are the root's ``RE``;
-    a resignation without dice is said by the ``R`` there)."""
-    kind = action.kind
-    return (kind not in (ActionKind.WIN, ActionKind.LOSE, ActionKind.RESIGN, ActionKind.SET_BOARD)
-            or (kind is ActionKind.RESIGN and action.roll is not None)
-            or (kind is ActionKind.SET_BOARD and action.board is not None))
-
-
-def _node(action: Action, play: Any, long: bool, closing: tuple[str, ...] = ()) -> str:
-
-    side = "WB"[action.player]
-    kind = action.kind
-    if kind is ActionKind.ROLL:
-        assert action.roll is not None
-        d1, d2 = action.dice_order or (action.roll.high, action.roll.low)
-        if play is None:
-            from ..play import Play
-
-            try:
-                play = Play.parse(action.play or "")
-            except ValueError as e:
-                raise ConversionError(f"line {action.line}: cannot write the play {action.play!r} in SGF: {e}") \
-                    from None
-        letters = "".join(_letter(s.source, action.player) + _letter(s.target, action.player) for s in play.steps)
-        body = f";{side}[{d1}{d2}{letters}]"
-    elif kind in (ActionKind.DOUBLE, ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER):
-        body = f";{side}[{kind.value}]"
-    elif kind is ActionKind.RESIGN and action.roll is not None:
-        d1, d2 = action.dice_order or (action.roll.high, action.roll.low)
-        body = f";PL[{side}]DI[{d1}{d2}]"
-    elif kind is ActionKind.SET_BOARD and action.board is not None:
-        if long:
-            raise ConversionError(f"line {action.line}: a board edit in Long Nardy has no SGF form")
-        body = _board_node(action)
-    else:
-        raise AssertionError(f"no SGF node for {kind}")
-    review = action.review
-    body += "".join(_prop(name, *values) for name, values in review.raw) if review else ""
-    body += "".join(_GLYPH_MARKS.get(g, "") for g in action.glyphs)
-    comments = [*action.before, *action.after, *closing]
-    if comments:
-        body += _prop("C", COMMENT_JOIN.join(comments))
-    return body
-
-
-def _board_node(action: Action) -> str:
-    board = action.board
-    assert board is not None
-    sides = [board.side_of(0), board.side_of(1)]
-    dice = ""
-    if action.roll is not None:  # Snowie: the roller's play is not known, only the board after it
-        d1, d2 = action.dice_order or (action.roll.high, action.roll.low)
-        dice = f";PL[{'WB'[action.player]}]DI[{d1}{d2}]\n"
-    white = "".join(f"[{_letter(p, 0)}]" * sides[0][p] for p in range(1, 26))
-    black = "".join(f"[{_letter(p, 1)}]" * sides[1][p] for p in range(1, 26))
-    return (f"{dice};PL[{'WB'[board.player]}]AE[a:y]" + (f"AW{white}" if white else "")
-            + (f"AB{black}" if black else ""))
-
