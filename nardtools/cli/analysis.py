@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,6 +23,9 @@ from .common import (
     read_source,
 )
 from .output import echo_json, output_path
+
+if TYPE_CHECKING:
+    from ..analysis.reports import RaceReport
 
 PANEL = "Analysis"
 
@@ -128,6 +131,12 @@ def race_command(
     if fmt is OutputFormat.json:
         echo_json(report.as_dict())
         return
+    _print_race(report)
+
+
+def _print_race(report: RaceReport) -> None:
+    """A race report as text: the odds, each side's figures, the cube and the counting rules."""
+    pos, odds = report.setup.position, report.odds
     typer.echo(str(pos))
     typer.echo(f"  {odds.method}")
     err = f" ± {odds.stderr:.4f}" if odds.stderr is not None else ""

@@ -147,14 +147,7 @@ def stats_command(
     Every game is replayed (leniently); unreadable files and illegal games are
     listed on stderr and never stop the run.  The turns table streams to a
     csv/json/parquet --output, so memory stays flat in the archive's size."""
-    from ..analysis.stats import (
-        ANALYSIS_COLUMNS,
-        TERMINAL_COLUMNS,
-        GroupSink,
-        TableSink,
-        check_columns,
-        group,
-    )
+    from ..analysis.stats import GroupSink, TableSink, check_columns
 
     keys = [k for g in group_by or [] for k in g.split(",") if k]
     chosen = [c for c in (columns or "").split(",") if c]
@@ -169,11 +162,7 @@ def stats_command(
         raise fail("parquet needs --output FILE")
     if output is not None:
         output_path(output)
-    sink: TableSink | GroupSink | None = None
-    if table is StatsTable.turns and keys:  # turn rows folded into groups as they come
-        sink = GroupSink("turns", keys)
-    elif table is StatsTable.turns and output is not None and fmt is not StatsFormat.table:
-        sink = TableSink(output, fmt.value, "turns", columns=chosen or None)
+    sink = _turns_sink(table, keys, output, fmt, chosen)
     try:
         archive = _collect(paths, turns=table is StatsTable.turns, race_db=race_db, jobs=jobs, engine=engine,
                            scheduler=scheduler, encoding=encoding, aliases=aliases, ignore_case=ignore_case,
@@ -191,17 +180,38 @@ def stats_command(
         if not quiet:
             typer.echo(f"wrote {sink.rows} rows to {output}", err=True)
         return _unreadable_exit(archive)
-    frame = archive.frame(table.value)
+    _emit(_shown(archive.frame(table.value), table.value, chosen, keys, fmt, analyse), fmt, output, rows, table.value)
+    _unreadable_exit(archive)
+
+
+def _shown(frame: pd.DataFrame, table: str, chosen: list[str], keys: list[str], fmt: StatsFormat,
+           analyse: bool) -> pd.DataFrame:
+    """The table as it is written: the columns chosen (on the terminal the
+    main ones), file names short on the terminal, grouped by ``keys``."""
+    from ..analysis.stats import ANALYSIS_COLUMNS, TERMINAL_COLUMNS, group
+
     if chosen:
         frame = frame[chosen]
     elif fmt is StatsFormat.table and not keys:
-        frame = frame[TERMINAL_COLUMNS[table.value] + (ANALYSIS_COLUMNS.get(table.value, []) if analyse else [])]
+        frame = frame[TERMINAL_COLUMNS[table] + (ANALYSIS_COLUMNS.get(table, []) if analyse else [])]
     if "file" in frame.columns and fmt is StatsFormat.table:
         frame = frame.assign(file=frame["file"].map(lambda f: Path(f).name))
+    return group(frame, keys) if keys else frame
+
+
+def _turns_sink(table: StatsTable, keys: list[str], output: Path | None, fmt: StatsFormat,
+                chosen: list[str]) -> TableSink | GroupSink | None:
+    """Where the turn rows go as they come: folded into groups, or streamed
+    to the output file; None where the table is built in memory."""
+    from ..analysis.stats import GroupSink, TableSink
+
+    if table is not StatsTable.turns:
+        return None
     if keys:
-        frame = group(frame, keys)
-    _emit(frame, fmt, output, rows, table.value)
-    _unreadable_exit(archive)
+        return GroupSink("turns", keys)
+    if output is not None and fmt is not StatsFormat.table:
+        return TableSink(output, fmt.value, "turns", columns=chosen or None)
+    return None
 
 
 def _unreadable_exit(archive: Archive) -> None:

@@ -34,6 +34,7 @@ from .common import (
 from .output import echo_json
 
 if TYPE_CHECKING:
+    from ..analysis.analyse import MatchAnalysis
     from ..setup import Setup
 
 
@@ -265,36 +266,42 @@ def analyse_command(
     if fmt is OutputFormat.json:
         echo_json({**result.as_dict(), "problems": [p.as_dict() for p in problems]})
     else:
-        from ..analysis.analyse import CubeAnalysis
-
-        as_mwc = mwc and result.units.startswith("EMG")
-
-        def lost_text(t: Any) -> str:
-            return f"-{100 * t.error_mwc:.2f}%" if as_mwc and t.error_mwc is not None else f"-{t.error:.3f}"
-
-        typer.echo(f"Equities: {result.units}" + ("; errors as match winning chances lost" if as_mwc else ""))
-        for number in result.games:
-            typer.echo(f"Game {number}")
-            for t in result.entries(number):
-                if isinstance(t, CubeAnalysis):
-                    if t.alert or t.mark:
-                        typer.echo(f"  {t.turn:>3}. {t.player:<12} cube {t.cube}: {t.action:<9} "
-                                   f"{t.alert or t.mark:<13} {lost_text(t)}  {t.decision.proper} proper")
-                elif t.mark or t.error is None:
-                    lost = "illegal here" if t.error is None else lost_text(t)
-                    typer.echo(f"  {t.turn:>3}. {t.player:<12} {t.dice} {t.play:<24} {t.mark or '':<8} {lost}  "
-                               f"best {t.best}")
-            resigned = result.resignations.get(number)
-            if resigned is not None:
-                typer.echo(f"  {resigned.turn:>3}. {resigned.player:<12} {resigned.text}")
-        typer.echo(f"{'player':<16} {'decisions':>9} {'error rate':>10} {'errors':>6} {'blunders':>8} "
-                   f"{'cube':>5} {'cube rate':>9} {'cube errors':>11} {'luck':>7}")
-        for p in result.players:
-            cube_errors = p.missed_doubles + p.wrong_doubles + p.wrong_takes + p.wrong_passes
-            typer.echo(f"{p.player:<16} {p.decisions:>9} {p.error_rate:>10.4f} {p.errors:>6} {p.blunders:>8} "
-                       f"{p.cube_decisions:>5} {p.cube_error_rate:>9.4f} {cube_errors:>11} {p.luck:>+7.3f}")
-        wrong = [p for p in result.players if p.resignation_errors]
-        if wrong:
-            typer.echo("resignations (outside the rates): " + "; ".join(
-                f"{p.player} {p.resignation_errors} wrong, lost {p.resignation_error_total:.3f}" for p in wrong))
+        _print_analysis(result, mwc)
     report_problems(problems, "the analysis covers the plays that could be replayed", quiet)
+
+
+def _print_analysis(result: MatchAnalysis, mwc: bool) -> None:
+    """The analysis as text: each game's marked plays, cube alerts and
+    resignation, then the players' rates."""
+    from ..analysis.analyse import CubeAnalysis
+
+    as_mwc = mwc and result.units.startswith("EMG")
+
+    def lost_text(t: Any) -> str:
+        return f"-{100 * t.error_mwc:.2f}%" if as_mwc and t.error_mwc is not None else f"-{t.error:.3f}"
+
+    typer.echo(f"Equities: {result.units}" + ("; errors as match winning chances lost" if as_mwc else ""))
+    for number in result.games:
+        typer.echo(f"Game {number}")
+        for t in result.entries(number):
+            if isinstance(t, CubeAnalysis):
+                if t.alert or t.mark:
+                    typer.echo(f"  {t.turn:>3}. {t.player:<12} cube {t.cube}: {t.action:<9} "
+                               f"{t.alert or t.mark:<13} {lost_text(t)}  {t.decision.proper} proper")
+            elif t.mark or t.error is None:
+                lost = "illegal here" if t.error is None else lost_text(t)
+                typer.echo(f"  {t.turn:>3}. {t.player:<12} {t.dice} {t.play:<24} {t.mark or '':<8} {lost}  "
+                           f"best {t.best}")
+        resigned = result.resignations.get(number)
+        if resigned is not None:
+            typer.echo(f"  {resigned.turn:>3}. {resigned.player:<12} {resigned.text}")
+    typer.echo(f"{'player':<16} {'decisions':>9} {'error rate':>10} {'errors':>6} {'blunders':>8} "
+               f"{'cube':>5} {'cube rate':>9} {'cube errors':>11} {'luck':>7}")
+    for p in result.players:
+        cube_errors = p.missed_doubles + p.wrong_doubles + p.wrong_takes + p.wrong_passes
+        typer.echo(f"{p.player:<16} {p.decisions:>9} {p.error_rate:>10.4f} {p.errors:>6} {p.blunders:>8} "
+                   f"{p.cube_decisions:>5} {p.cube_error_rate:>9.4f} {cube_errors:>11} {p.luck:>+7.3f}")
+    wrong = [p for p in result.players if p.resignation_errors]
+    if wrong:
+        typer.echo("resignations (outside the rates): " + "; ".join(
+            f"{p.player} {p.resignation_errors} wrong, lost {p.resignation_error_total:.3f}" for p in wrong))

@@ -79,17 +79,7 @@ def board_figure(setup: Setup | Position, *, names: Sequence[str] = ("", ""), vi
     ax.set_ylim(-1.4, 12.4)
     ax.set_aspect("equal")
     ax.axis("off")
-    ax.add_patch(Rectangle((-0.35, -0.35), 14.05, 11.7, color=_BOARD, zorder=0))
-    for x0 in (0, 7):
-        ax.add_patch(Rectangle((x0, 0), 6, 11, color=_FELT, zorder=1))
-    ax.add_patch(Rectangle((13.05, 0), 0.6, 11, color=_FELT, zorder=1))  # the tray
-    # the points and their numbers, from the view side
-    for point in range(1, 25):
-        x, top = _slot(point)
-        colour = _POINTS[point % 2]
-        tri = [(x - 0.5, 11), (x + 0.5, 11), (x, 6.4)] if top else [(x - 0.5, 0), (x + 0.5, 0), (x, 4.6)]
-        ax.add_patch(Polygon(tri, closed=True, color=colour, zorder=2))
-        ax.text(x, 11.45 if top else -0.6, str(point), ha="center", va="center", fontsize=8, color="#222")
+    _frame(ax, Rectangle, Polygon)
     # checkers
     for point in range(1, 25):
         x, top = _slot(point)
@@ -119,12 +109,37 @@ def board_figure(setup: Setup | Position, *, names: Sequence[str] = ("", ""), vi
                 fontsize=11, weight="bold", zorder=5)
     if last_play is not None:
         _arrows(ax, FancyArrowPatch, last_play, view, 1 - p.player if last_player is None else last_player, kind)
-    # each side's name and pips beside a checker of its colour (the legend),
-    # next to where its checkers start: in Long Nardy the view's head is top
-    # right and the other side's bottom left; in backgammon the view is at the bottom
+    _legend(ax, Circle, p, view, names)
+    if setup.match_length:
+        ax.text(13.6, -1.05, f"{setup.score[0]}-{setup.score[1]} / {setup.match_length}",
+                ha="right", va="center", fontsize=9)
+    if title:
+        ax.set_title(title, fontsize=10)
+    return fig
+
+
+def _frame(ax: Axes, rectangle: type, polygon: type) -> None:
+    """The board, its felt, the tray, and the points with their numbers from the view side."""
+    ax.add_patch(rectangle((-0.35, -0.35), 14.05, 11.7, color=_BOARD, zorder=0))
+    for x0 in (0, 7):
+        ax.add_patch(rectangle((x0, 0), 6, 11, color=_FELT, zorder=1))
+    ax.add_patch(rectangle((13.05, 0), 0.6, 11, color=_FELT, zorder=1))  # the tray
+    for point in range(1, 25):
+        x, top = _slot(point)
+        colour = _POINTS[point % 2]
+        tri = [(x - 0.5, 11), (x + 0.5, 11), (x, 6.4)] if top else [(x - 0.5, 0), (x + 0.5, 0), (x, 4.6)]
+        ax.add_patch(polygon(tri, closed=True, color=colour, zorder=2))
+        ax.text(x, 11.45 if top else -0.6, str(point), ha="center", va="center", fontsize=8, color="#222")
+
+
+def _legend(ax: Axes, circle: type, p: Position, view: int, names: Sequence[str]) -> None:
+    """Each side's name and pips beside a checker of its colour, next to where
+    its checkers start: in Long Nardy the view's head is top right and the
+    other side's bottom left; in backgammon the view is at the bottom."""
+    other = 1 - view
     pips = p.pips()
     pip = {p.player: pips[0], 1 - p.player: pips[1]}
-    if kind is GameKind.LONG:
+    if p.kind is GameKind.LONG:
         places = ((view, 13.6, 12.05, "right"), (other, 0.0, -1.05, "left"))
     else:
         places = ((other, 0.0, 12.05, "left"), (view, 0.0, -1.05, "left"))
@@ -135,14 +150,8 @@ def board_figure(setup: Setup | Position, *, names: Sequence[str] = ("", ""), vi
                        fontsize=9, color="#111", weight="bold" if on_roll else "normal")
         swatch_x = x - 0.35 if align == "left" else x + 0.35
         face, edge = CHECKER_COLOURS[who]
-        ax.add_patch(Circle((swatch_x, y), 0.22, facecolor=face, edgecolor=edge, lw=1.0, zorder=3))
+        ax.add_patch(circle((swatch_x, y), 0.22, facecolor=face, edgecolor=edge, lw=1.0, zorder=3))
         text.set_gid(f"label-{who}")
-    if setup.match_length:
-        ax.text(13.6, -1.05, f"{setup.score[0]}-{setup.score[1]} / {setup.match_length}",
-                ha="right", va="center", fontsize=9)
-    if title:
-        ax.set_title(title, fontsize=10)
-    return fig
 
 
 def _stack(ax: Axes, circle: type, x: float, top: bool, n: int, owner: int, *,
