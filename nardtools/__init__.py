@@ -20,8 +20,8 @@ __version__ = "0.1.0"
 #: on clean backgammon files never loads the rules engine).
 _EXPORTS = {
     "ALL_ROLLS": "dice", "Roll": "dice",
-    "Judgement": "engine", "LegalPlay": "engine", "LegalPlays": "engine", "apply_play": "engine",
-    "check_play": "engine", "legal_plays": "engine", "physical_result": "engine",
+    "LegalPlay": "engine", "LegalPlays": "engine", "legal_plays": "engine",
+    "Judgement": "judge", "apply_play": "judge", "check_play": "judge", "physical_result": "judge",
     "Game": "game", "Match": "game", "Phase": "game",
     "AmbiguousPlayError": "errors", "GameStateError": "errors", "IllegalPlayError": "errors",
     "InvalidPlayError": "errors", "InvalidPositionError": "errors", "NardtoolsError": "errors",
@@ -72,15 +72,7 @@ _show_in_notebooks()
 if TYPE_CHECKING:
     from .analysis.evaluate import evaluate, hint
     from .dice import ALL_ROLLS, Roll
-    from .engine import (
-        Judgement,
-        LegalPlay,
-        LegalPlays,
-        apply_play,
-        check_play,
-        legal_plays,
-        physical_result,
-    )
+    from .engine import LegalPlay, LegalPlays, legal_plays
     from .errors import (
         AmbiguousPlayError,
         GameStateError,
@@ -92,6 +84,7 @@ if TYPE_CHECKING:
         Violation,
     )
     from .game import Game, Match, Phase
+    from .judge import Judgement, apply_play, check_play, physical_result
     from .notation.mat import write_mat
     from .notation.native import write_native
     from .notation.reading import read_games, read_record

@@ -1,8 +1,9 @@
 """The compiled core of the rules (``nardtools._core``), and how Python talks to it.
 
 The core implements the rules once, in C, for every fast path; the readable
-Python reference (:mod:`nardtools.engine`, :mod:`nardtools.game`) is the
-specification it follows and the fallback when it was not built.  ``CORE`` is
+Python reference (:mod:`nardtools.turn`, :mod:`nardtools.engine`,
+:mod:`nardtools.judge`, :mod:`nardtools.game`) is the specification it
+follows and the fallback when it was not built.  ``CORE`` is
 the extension module, or ``None`` when it is absent or
 ``NARDTOOLS_ENGINE=reference`` asks for the reference alone.
 

@@ -27,8 +27,9 @@ import enum
 from dataclasses import dataclass, field
 
 from .dice import Dice, Roll, SplitMix64
-from .engine import LegalPlays, check_play, legal_plays
+from .engine import LegalPlays, legal_plays
 from .errors import GameStateError, play_error
+from .judge import check_play
 from .outcome import BACKGAMMON_KINDS, LONG_KINDS, Ending, Outcome, OutcomeKind, classify, points_for
 from .play import Play
 from .position import PLAYER_NAMES, Position

@@ -14,10 +14,11 @@ from collections.abc import Iterator
 
 from nardtools import ALL_ROLLS, Position, Roll, Step, find_ruleset, rulesets
 from nardtools.dice import Dice
-from nardtools.engine import _judge, _legal, _Turn
+from nardtools.judge import _judge
 from nardtools.play import Play
 from nardtools.playout import random_game
 from nardtools.rules import Rules
+from nardtools.turn import RolledTurn, legal_ends
 
 #: Option values that change what is legal, on the ruleset of their game.
 VARIANTS: list[tuple[str, dict[str, str]]] = [
@@ -59,9 +60,9 @@ def cases(rules: Rules, rng: random.Random, count: int) -> Iterator[tuple[Positi
 
 def plays_agree(position: Position, roll: Roll | Dice, rules: Rules, first_turn: bool | None) -> list[Play]:
     """Assert the core's legal plays are the reference's; return them."""
-    turn = _Turn(position, roll, rules, first_turn)
-    fast = [(c.me, c.hits, c.steps, c.rank) for c in _legal(turn)]
-    slow = [(c.me, c.hits, c.steps, c.rank) for c in _legal(turn, core=False)]
+    turn = RolledTurn(position, roll, rules, first_turn)
+    fast = [(c.me, c.hits, c.steps, c.rank) for c in legal_ends(turn)]
+    slow = [(c.me, c.hits, c.steps, c.rank) for c in legal_ends(turn, core=False)]
     assert fast == slow, (str(position), str(roll), first_turn)
     return [Play(tuple(Step(*s) for s in steps)) for _, _, steps, _ in fast]
 

@@ -282,8 +282,8 @@ def test_a_play_that_reads_two_ways_is_refused_as_ambiguous():
     move that can pass without hitting is read that way (a hit is marked)."""
     from nardtools import Game, Position
     from nardtools.dice import Roll
-    from nardtools.engine import _judge
     from nardtools.errors import AmbiguousPlayError, IllegalPlayError, Violation
+    from nardtools.judge import _judge
 
     position = Position.parse("backgammon X 13:1,6:14 / 13:1,18:1,1:13")
     for core in (True, False):

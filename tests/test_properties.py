@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nardtools import ALL_ROLLS, Play, Position, Roll, Step, check_play, find_ruleset, legal_plays
-from nardtools.engine import _generate, _Turn
 from nardtools.playout import random_game
 from nardtools.position import Status, position_status
+from nardtools.turn import RolledTurn, _generate
 
 #: NARDTOOLS_PROPERTY_SCALE=20 runs twenty times the examples (a long soak).
 SCALE = int(os.environ.get("NARDTOOLS_PROPERTY_SCALE", "1"))
@@ -54,7 +54,7 @@ def relaxed_candidates(position: Position, roll: Roll, rules, first_turn: bool):
     the turn (head limit, six-block, dice maximisation): every prefix of every
     order of the dice, generated with the head and block rules switched off."""
     loose = rules.with_options({"block": "none", "head-limit": "0"})
-    turn = _Turn(position, roll, loose, first_turn)
+    turn = RolledTurn(position, roll, loose, first_turn)
     reach = _generate(turn)
     return [Play(tuple(Step(*x) for x in steps)) for level in reach.values() for steps in level.values()]
 

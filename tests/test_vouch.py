@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from nardtools import ALL_ROLLS, find_ruleset, legal_plays
 from nardtools.core import CORE
-from nardtools.engine import _judge
 from nardtools.errors import InvalidPlayError
+from nardtools.judge import _judge
 from nardtools.notation import validate
 from nardtools.notation.mat import export_mat, gnubg_play
 from nardtools.notation.random_records import random_match

@@ -124,7 +124,7 @@ def successors(rules: Rules, board: np.ndarray, dice: tuple[int, ...]) -> np.nda
     seen by the side that rolls next; one row (the same board, sides swapped)
     when nothing can be played."""
     from ..core import compiled, pack_rules
-    from ..engine import on_first_turn
+    from ..turn import on_first_turn
 
     mover, opponent = tuple(int(v) for v in board[:26]), tuple(int(v) for v in board[26:])
     first_turn = on_first_turn(mover, rules)
@@ -300,7 +300,7 @@ def drive_many(rules: Rules, boards: np.ndarray, dice_of: Callable[[int], np.nda
     has no checker left in play (:func:`.rows.mover_won`, whatever the
     ruleset's count) or after ``stop_after`` plays when that is given.
     First turns and doubles are the engine's
-    (:func:`~nardtools.engine.on_first_turn`, :func:`turn_dice`).  Rulesets
+    (:func:`~nardtools.turn.on_first_turn`, :func:`turn_dice`).  Rulesets
     where a roll is more than one turn (gul-bara's doubles, remainders,
     re-rolls) are :class:`~nardtools.game.Game`'s."""
     check_one_turn_rolls(rules)

@@ -142,7 +142,8 @@ def check_command(
 
     Exits 1 when the play is illegal."""
     from ..dice import Roll
-    from ..engine import check_play, legal_plays
+    from ..engine import legal_plays
+    from ..judge import check_play
 
     setup, rs = read_position(position, rules, settings)
     roll = Roll.parse(dice)

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, Collection, Iterable, Iterator, Mapping
 
 from ..dice import Dice, Roll
-from ..engine import check_play, legal_plays
+from ..engine import legal_plays
 from ..errors import GameStateError, IllegalPlayError, InvalidPlayError
 from ..game import Game, Phase
+from ..judge import check_play
 from ..outcome import BACKGAMMON_KINDS, LONG_KINDS
 from ..play import Play
 from ..position import PLAYER_NAMES, Position

@@ -363,7 +363,7 @@ class Session:
                 f"{mine.equity:+.3f}, lost {mine.loss:.3f}")
 
     def _judge_play(self, text: str) -> Any:
-        from ..engine import check_play
+        from ..judge import check_play
 
         game = self.game
         assert game is not None and game.dice is not None
