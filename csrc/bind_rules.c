@@ -95,7 +95,7 @@ static int append_results(const Rules *r, const Board *b, const int *dice, int n
 
 /* dice_successors(rules, boards, dice) -> (bytes, counts) | None: for each board (52
  * int8) and its roll (two int8 dice), the positions the roll reaches, as successors
- * gives them (first turn as nardtools.engine.on_first_turn judges it), one board's
+ * gives them (first turn as nardtools.turn.on_first_turn judges it), one board's
  * after another's; counts: int32 per board.  One call for a turn of many games at
  * once (nardtools.analysis.selfplay.drive_many).  None when a search outgrew its tables. */
 PyObject *py_dice_successors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)

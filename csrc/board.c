@@ -1,6 +1,6 @@
 /*
  * Legal plays: one step, the six-block rule, and the exhaustive search of
- * nardtools.engine (_Turn.step, _Turn.apply, _Turn.block_ok, _generate,
+ * nardtools.turn (RolledTurn.step, RolledTurn.apply, RolledTurn.block_ok, _generate,
  * _select), line for line.
  */
 
@@ -63,7 +63,7 @@ static int any(const signed char *me, int from, int to)    /* any checker on poi
     return 0;
 }
 
-/* Whether any six-block could be illegal this turn (engine._Turn._block_possible). */
+/* Whether any six-block could be illegal this turn (turn.RolledTurn._block_possible). */
 static int block_possible(const Turn *t)
 {
     const signed char *opp = t->start.opp;
@@ -102,7 +102,7 @@ void turn_init(Turn *t, const Rules *r, const Board *b, const int *dice, int ndi
     }
     t->first_turn = first_turn;
     t->start_head = b->me[HEAD];
-    /* the head limit (engine._Turn._head_limit) */
+    /* the head limit (turn.RolledTurn._head_limit) */
     int base = r->v[R_HEAD_LIMIT];
     if (base <= 0) t->limit = 99;
     else if (!first_turn || r->v[R_HEAD] == HEAD_NONE) t->limit = base;
@@ -125,7 +125,7 @@ static int count_in(const signed char *a, int n, int x)
     return c;
 }
 
-/* One die d from point s (engine._Turn.step): V_OK with *target and *hit, or the violation. */
+/* One die d from point s (turn.RolledTurn.step): V_OK with *target and *hit, or the violation. */
 int core_step(const Turn *t, const signed char *me, uint32_t hits, const signed char *hitters, int nhitters,
               int s, int d, int *target, int *hit)
 {
@@ -154,7 +154,7 @@ int core_step(const Turn *t, const signed char *me, uint32_t hits, const signed 
     return V_OK;
 }
 
-/* engine._Turn.apply */
+/* turn.RolledTurn.apply */
 void core_apply(const Turn *t, signed char *me, uint32_t *hits, signed char *hitters, int *nhitters,
                 int s, int to, int hit)
 {
@@ -339,7 +339,7 @@ static uint32_t occupied(const signed char *me)
     return bits;
 }
 
-/* engine._generate: every position reachable with any prefix of any order of
+/* turn._generate: every position reachable with any prefix of any order of
  * the dice, each distinct die left tried in turn, sources from the bar down. */
 static void visit(Walk *k, const int *left, int nleft, int depth)
 {
@@ -389,7 +389,7 @@ static void visit(Walk *k, const int *left, int nleft, int depth)
 
 static int heads_moved(const Turn *t, const signed char *me) { return t->start_head - me[HEAD]; }
 
-/* engine._select: the end-of-turn rules, the head exception and the maximum-dice rules. */
+/* turn._select: the end-of-turn rules, the head exception and the maximum-dice rules. */
 static void select_ends(const Turn *t, Search *s)
 {
     const Rules *r = t->r;
@@ -438,7 +438,7 @@ void legal_plays(const Turn *t, Search *s)
     if (!s->overflow) select_ends(t, s);
 }
 
-/* The position after an end of turn, from the side then on roll (engine._Turn.result). */
+/* The position after an end of turn, from the side then on roll (turn.RolledTurn.result). */
 void end_board(const Turn *t, const signed char *me, uint32_t hits, Board *out)
 {
     memcpy(out->me, t->start.opp, 26);

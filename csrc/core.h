@@ -3,7 +3,7 @@
  *
  * One implementation of the rules for every fast path (validation,
  * statistics, playouts, self-play training, bear-off databases).  It follows
- * the readable Python reference (nardtools/engine.py, nardtools/game.py) step
+ * the readable Python reference (nardtools/turn.py, engine.py, judge.py, game.py) step
  * for step, so that both give the same plays, in the same order, with the
  * same canonical steps; the tests hold them together (tests/test_core.py and
  * the committed perft table, tests/fixtures/perft.json).  Wherever the core
@@ -61,7 +61,7 @@ static inline int facing(const Rules *r, int p) { return r->v[R_LONG] ? (p <= 12
 /* ------------------------------------------------------------------ turns */
 
 /* One side's turn with some dice: what generation and checking share
- * (nardtools.engine._Turn). */
+ * (nardtools.turn.RolledTurn). */
 typedef struct {
     const Rules *r;
     Board start;
@@ -108,7 +108,7 @@ typedef struct {
 
 Search *search_new(void);
 /* One die d from point s of a side's board: 0 and the target (0 off) and
- * whether it hits, or the rule that forbids it (engine._Turn.step, .apply). */
+ * whether it hits, or the rule that forbids it (turn.RolledTurn.step, .apply). */
 int core_step(const Turn *t, const signed char *me, uint32_t hits, const signed char *hitters, int nhitters,
               int s, int d, int *target, int *hit);
 void core_apply(const Turn *t, signed char *me, uint32_t *hits, signed char *hitters, int *nhitters,

@@ -1,5 +1,5 @@
 /*
- * The judgement of a written play (nardtools.engine.check_play): read its
+ * The judgement of a written play (nardtools.judge.check_play): read its
  * moves, cut them into single-die segments, play the segments as written and
  * then in every other order (first without hits on the way through a
  * combined move, then with them), and check the end of turn.  Every list is
@@ -114,7 +114,7 @@ static int same_path(const Path *a, const int *combo, int k)
     return 1;
 }
 
-/* engine._die_paths: the ways to cover one written move with unused dice. */
+/* judge._die_paths: the ways to cover one written move with unused dice. */
 static int die_paths(int s, int t, const int *dice, int ndice, Path *paths)
 {
     int npaths = 0;
@@ -193,7 +193,7 @@ static void cut_from(Cutter *c, int i, const int *left, int nleft)
     }
 }
 
-/* engine._decompositions */
+/* judge._decompositions */
 static int decompositions(Cutter *c, const Move *moves, int nmoves, const int *dice, int ndice)
 {
     c->moves = moves;
@@ -256,7 +256,7 @@ static int same_segments(const Segment *a, const Segment *b, int n)
 }
 
 /* Whether some order of some cut, played with hits allowed while passing,
- * ends other than ``found`` (engine._Attempt.alternative): the written play
+ * ends other than ``found`` (judge._Attempt.alternative): the written play
  * then reads two ways (a combined move that can hit on either way). */
 static int reads_otherwise(const Turn *t, const Cutter *c, const State *found)
 {
@@ -278,7 +278,7 @@ static int reads_otherwise(const Turn *t, const Cutter *c, const State *found)
     return 0;
 }
 
-/* engine._Attempt.search: as written, then every other order of each cut
+/* judge._Attempt.search: as written, then every other order of each cut
  * (itertools.permutations, repeats dropped), strict first.  Returns 1 when
  * found, 2 when found only with hits while passing and the play reads two
  * ways (the reference names the readings), 0 otherwise. */
