@@ -5,18 +5,34 @@
 
 #include "bind.h"
 
+/* The legal plays of the turn the six common arguments give (turn_args: the
+ * rules, board and turn are the caller's), in this thread's search: the
+ * search (overflow set when it outgrew its tables), or NULL with an error. */
+static Search *searched(PyObject *const *args, Py_ssize_t nargs, const char *name, Rules *r, Board *b, Turn *t)
+{
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "%s takes 6 arguments", name);
+        return NULL;
+    }
+    if (!turn_args(args, r, b, t)) return NULL;
+    Search *s = thread_search();
+    if (!s) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    legal_plays(t, s);
+    return s;
+}
+
 /* legal_plays(rules, mover, opponent, dice, whole_roll, first_turn) -> [(used, die, mover_after, hits, steps)] | None */
 PyObject *py_legal_plays(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "legal_plays takes 6 arguments");
     Rules r;
     Board b;
     Turn t;
-    if (!turn_args(args, &r, &b, &t)) return NULL;
-    Search *s = thread_search();
-    if (!s) return PyErr_NoMemory();
-    legal_plays(&t, s);
+    Search *s = searched(args, nargs, "legal_plays", &r, &b, &t);
+    if (!s) return NULL;
     if (s->overflow) Py_RETURN_NONE;
     PyObject *out = PyList_New(s->nchosen);
     if (!out) return NULL;
@@ -50,14 +66,11 @@ static void put_results(const Turn *t, const Search *s, signed char *rows)
 PyObject *py_successors(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "successors takes 6 arguments");
     Rules r;
     Board b;
     Turn t;
-    if (!turn_args(args, &r, &b, &t)) return NULL;
-    Search *s = thread_search();
-    if (!s) return PyErr_NoMemory();
-    legal_plays(&t, s);
+    Search *s = searched(args, nargs, "successors", &r, &b, &t);
+    if (!s) return NULL;
     if (s->overflow) Py_RETURN_NONE;
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)s->nchosen * 52);
     if (out) put_results(&t, s, (signed char *)PyBytes_AS_STRING(out));
