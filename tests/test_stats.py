@@ -383,3 +383,41 @@ def test_the_players_table_is_folded_as_the_games_come_and_equals_the_games_tabl
         assert players.loc[name, "games"] == seated[0].sum() + seated[1].sum()
         assert players.loc[name, "wins"] == len(won)
         assert players.loc[name, "points_won"] == won["points"].fillna(0).sum()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_the_games_table_streams_to_a_file_as_the_table_in_memory_writes_it(tmp_path: Path, fmt: str,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """``stats --table games -o FILE`` writes the rows as they come, in
+    chunks (three here), and the file is the text the table held in memory
+    gives on standard output; Parquet reads back as the same frame."""
+    from nardtools.analysis.stats import RowSink
+
+    monkeypatch.setattr(RowSink, "CHUNK_ROWS", 12)
+    # the table is sorted by file, and a file is counted once however often it is named
+    folders = [str(ROOT / "examples" / "variants"), str(ROOT / "examples")]
+    out = tmp_path / f"games.{fmt}"
+    streamed = runner.invoke(app, ["stats", *folders, "--table", "games", "-o", str(out), "-q"])
+    assert streamed.exit_code == 0, streamed.output
+    in_memory = runner.invoke(app, ["stats", *folders, "--table", "games", "-f", fmt, "-q"])
+    assert in_memory.exit_code == 0 and out.read_text(encoding="utf-8") == in_memory.stdout
+    rows = len(json.loads(in_memory.stdout)) if fmt == "json" else in_memory.stdout.count("\n") - 1
+    assert rows == len(collect([ROOT / "examples"], jobs=1).games) > 2 * RowSink.CHUNK_ROWS
+    chosen = runner.invoke(app, ["stats", *folders, "--table", "games", "-c", "file,game,winner", "-o", str(out), "-q"])
+    again = runner.invoke(app, ["stats", *folders, "--table", "games", "-c", "file,game,winner", "-f", fmt, "-q"])
+    assert chosen.exit_code == 0 and out.read_text(encoding="utf-8") == again.stdout
+
+
+def test_the_games_table_streams_to_parquet_and_reads_back_as_the_frame(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from nardtools.analysis.stats import RowSink
+
+    monkeypatch.setattr(RowSink, "CHUNK_ROWS", 12)
+    out = tmp_path / "games.parquet"
+    assert runner.invoke(app, ["stats", str(ROOT / "examples"), "--table", "games", "-o", str(out), "-q"]).exit_code == 0
+    expected = collect([ROOT / "examples"], jobs=1).frame("games")
+    pd.testing.assert_frame_equal(pd.read_parquet(out), expected)
+    empty = tmp_path / "none.json"
+    sink = RowSink(empty, "json", "games")
+    sink.close()
+    assert json.loads(empty.read_text(encoding="utf-8")) == [] and not list(tmp_path.glob(".*.tmp"))

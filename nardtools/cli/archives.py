@@ -15,7 +15,7 @@ from .output import output_path, write_output
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..analysis.stats import Archive, GroupSink, TableSink
+    from ..analysis.stats import Archive, GroupSink, RowSink, TableSink
 
 PANEL = "Analysis"
 
@@ -74,7 +74,8 @@ CaseOpt = Annotated[bool, typer.Option("--ignore-case/--case-sensitive", help="T
 
 def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine: Engine, scheduler: str | None,
              encoding: str | None, aliases: Path | None, ignore_case: bool, sink: TableSink | GroupSink | None = None,
-             quiet: bool = False, analyse: int | None = None, keep_games: bool = True) -> Archive:
+             quiet: bool = False, analyse: int | None = None, keep_games: bool = True,
+             games_sink: RowSink | None = None) -> Archive:
     """Run the statistics pipeline with a progress bar on a terminal."""
     import os
 
@@ -100,7 +101,8 @@ def _collect(paths: list[Path], *, turns: bool, race_db: int, jobs: int, engine:
         archive = collect(files, turns=turns, race_points=race_db, jobs=jobs or os.cpu_count() or 1,
                           engine=engine.value, scheduler=scheduler, sink=sink,
                           progress=None if one else advance, on_game=advance if one else None,
-                          encoding=encoding, names=names, stdin=stdin, analyse=analyse, keep_games=keep_games)
+                          encoding=encoding, names=names, stdin=stdin, analyse=analyse, keep_games=keep_games,
+                          games_sink=games_sink)
     if not quiet:
         err = Console(stderr=True, highlight=False)
         for path, why in archive.unreadable:
@@ -145,9 +147,10 @@ def stats_command(
     """Statistics over archives: games, turns, players or dice (see docs/stats.md).
 
     Every game is replayed (leniently); unreadable files and illegal games are
-    listed on stderr and never stop the run.  The turns table streams to a
-    csv/json/parquet --output, so memory stays flat in the archive's size."""
-    from ..analysis.stats import GroupSink, TableSink, check_columns
+    listed on stderr and never stop the run.  The games and turns tables
+    stream to a csv/json/parquet --output, so memory stays flat in the
+    archive's size."""
+    from ..analysis.stats import GroupSink, RowSink, TableSink, check_columns
 
     keys = [k for g in group_by or [] for k in g.split(",") if k]
     chosen = [c for c in (columns or "").split(",") if c]
@@ -162,14 +165,15 @@ def stats_command(
         raise fail("parquet needs --output FILE")
     if output is not None:
         output_path(output)
-    sink = _turns_sink(table, keys, output, fmt, chosen)
+    sink = _sink(table, keys, output, fmt, chosen, engine)
     try:
         archive = _collect(paths, turns=table is StatsTable.turns, race_db=race_db, jobs=jobs, engine=engine,
                            scheduler=scheduler, encoding=encoding, aliases=aliases, ignore_case=ignore_case,
-                           sink=sink, quiet=quiet, analyse=ply if analyse else None,
-                           keep_games=table is StatsTable.games)
+                           sink=None if isinstance(sink, RowSink) else sink, quiet=quiet,
+                           analyse=ply if analyse else None, keep_games=table is StatsTable.games,
+                           games_sink=sink if isinstance(sink, RowSink) else None)
     except BaseException:
-        if isinstance(sink, TableSink):
+        if isinstance(sink, (TableSink, RowSink)):
             sink.abort()
         raise
     if isinstance(sink, GroupSink):
@@ -199,18 +203,21 @@ def _shown(frame: pd.DataFrame, table: str, chosen: list[str], keys: list[str], 
     return group(frame, keys) if keys else frame
 
 
-def _turns_sink(table: StatsTable, keys: list[str], output: Path | None, fmt: StatsFormat,
-                chosen: list[str]) -> TableSink | GroupSink | None:
-    """Where the turn rows go as they come: folded into groups, or streamed
-    to the output file; None where the table is built in memory."""
-    from ..analysis.stats import GroupSink, TableSink
+def _sink(table: StatsTable, keys: list[str], output: Path | None, fmt: StatsFormat, chosen: list[str],
+          engine: Engine) -> TableSink | GroupSink | RowSink | None:
+    """Where the rows go as they come: turn rows folded into groups or
+    streamed to the output file, game rows streamed to it (a local run's, in
+    order); None where the table is built in memory."""
+    from ..analysis.stats import GroupSink, RowSink, TableSink
 
-    if table is not StatsTable.turns:
-        return None
-    if keys:
+    if table is StatsTable.turns and keys:
         return GroupSink("turns", keys)
-    if output is not None and fmt is not StatsFormat.table:
+    if output is None or fmt is StatsFormat.table or keys:
+        return None
+    if table is StatsTable.turns:
         return TableSink(output, fmt.value, "turns", columns=chosen or None)
+    if table is StatsTable.games and engine is Engine.local:
+        return RowSink(output, fmt.value, "games", columns=chosen or None)
     return None
 
 

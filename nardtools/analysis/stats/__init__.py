@@ -44,9 +44,9 @@ from .schema import (
     TurnColumns,
     check_columns,
 )
-from .sinks import GroupSink, TableSink, frame_json, group, to_arrow, to_frame
+from .sinks import GroupSink, RowSink, TableSink, frame_json, group, to_arrow, to_frame
 
 __all__ = ["ANALYSIS_COLUMNS", "JSON_DIGITS", "RACE_ERROR_THRESHOLD", "SCHEDULER_TIMEOUT", "SCHEMAS",
-           "TERMINAL_COLUMNS", "Archive", "ClusterError", "Coded", "FileStats", "GroupSink", "Names", "TableSink",
+           "TERMINAL_COLUMNS", "Archive", "ClusterError", "Coded", "FileStats", "GroupSink", "Names", "RowSink", "TableSink",
            "TurnColumns", "check_columns", "chi2_sf", "collect", "core_file_stats", "dice_row", "file_stats",
            "file_stats_from_record", "frame_json", "group", "run_dask", "run_local", "to_arrow", "to_frame"]

@@ -17,7 +17,7 @@ from ...notation.replay import ReplayedMatch
 from ...outcome import OutcomeKind
 from ..annotate import annotate_game
 from .schema import RACE_ERROR_THRESHOLD, SCHEMAS, TurnColumns
-from .sinks import GroupSink, TableSink, to_frame
+from .sinks import GroupSink, RowSink, TableSink, to_frame
 
 if TYPE_CHECKING:
     from ..analyse import PlayerAnalysis
@@ -347,6 +347,7 @@ class Archive:
     #: Keep every game's row (the games table, the plots); without them the
     #: players' results are still folded in as the games come.
     keep_games: bool = True
+    games_sink: RowSink | None = None  # where game rows go as they come (the games table to a file)
     games: list[dict[str, Any]] = field(default_factory=list)
     game_count: int = 0
     results: dict[str, dict[str, Any]] = field(default_factory=dict)  # each player's row of the players table
@@ -375,7 +376,9 @@ class Archive:
                 row[column] = name(row[column])
             self._fold(row)
         self.game_count += len(stats.games)
-        if self.keep_games:
+        if self.games_sink is not None:
+            self.games_sink.write(sorted(stats.games, key=lambda g: g["game"]))  # (the table's order)
+        elif self.keep_games:
             self.games.extend(stats.games)
         if stats.turns is not None:
             self.add_turns(stats.turns)

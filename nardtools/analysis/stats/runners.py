@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from ...errors import AnalysisError, NardtoolsError
 from .collection import Archive, FileStats, Names, file_stats
 from .schema import TurnColumns
-from .sinks import GroupSink, TableSink
+from .sinks import GroupSink, RowSink, TableSink
 
 #: Seconds to wait for a Dask scheduler named by ``--scheduler``.
 SCHEDULER_TIMEOUT = 5
@@ -128,18 +128,26 @@ def collect(paths: Iterable[str | Path], *, turns: bool = False, race_points: in
             engine: str = "local", scheduler: str | None = None, sink: TableSink | GroupSink | None = None,
             progress: Callable[[FileStats], None] | None = None, encoding: str | None = None,
             names: Names | None = None, stdin: bytes | None = None, analyse: int | None = None,
-            on_game: Callable[[], None] | None = None, keep_games: bool = True) -> Archive:
+            on_game: Callable[[], None] | None = None, keep_games: bool = True,
+            games_sink: RowSink | None = None) -> Archive:
     """Replay every record under ``paths`` and fold the results into an
     :class:`Archive`.  With ``turns`` the turn rows go to ``sink`` (or are
     kept in memory without one); with ``analyse`` (a ply) the evaluator's
     figures are added (:func:`file_stats`).  ``progress`` is called after
     each file, ``on_game`` after each game replayed in this process.
     Without ``keep_games`` the games' rows are folded into the players'
-    results and dropped, so that memory does not grow with the archive."""
+    results and dropped, so that memory does not grow with the archive; with
+    ``games_sink`` they go there as they come (local runs: a Dask cluster
+    delivers files out of order, and the table is sorted in memory)."""
     from ...notation.reading import expand_paths
 
-    files = expand_paths(paths)
-    archive = Archive(sink=sink, keep_turns=turns and sink is None, keep_games=keep_games, names=names or Names())
+    # each file once (a folder and a file in it, given both, are not counted twice), in the order the
+    # tables are sorted in (by the file the rows name): rows streamed as they come are the table's
+    files = sorted(dict.fromkeys(expand_paths(paths)), key=lambda f: "<stdin>" if f == "-" else str(f))
+    if games_sink is not None and engine == "dask":
+        raise AnalysisError("the games table streams from local runs only (Dask delivers files out of order)")
+    archive = Archive(sink=sink, keep_turns=turns and sink is None, keep_games=keep_games, games_sink=games_sink,
+                      names=names or Names())
     if engine == "dask":
         stream = run_dask(files, turns=turns, race_points=race_points, scheduler=scheduler, encoding=encoding,
                           analyse=analyse)

@@ -89,6 +89,73 @@ class TableSink:
         self.tmp.unlink(missing_ok=True)
 
 
+class RowSink:
+    """Rows of the games table streamed to a file (csv, json or parquet) as
+    they come, in chunks of :attr:`CHUNK_ROWS`, each written as the table
+    held in memory would be (the same text, the same Parquet columns), and
+    atomically: nothing appears at ``path`` until :meth:`close`."""
+
+    #: Rows held before a chunk is written.
+    CHUNK_ROWS = 5_000
+
+    def __init__(self, path: str | Path, fmt: str, table: str, columns: Sequence[str] | None = None) -> None:
+        self.path, self.fmt, self.table = Path(path), fmt, table
+        self.columns = list(columns or SCHEMAS[table])
+        self.tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        self.rows = 0
+        self._pending: list[dict[str, Any]] = []
+        self._file: IO[str] | None = None
+        self._writer: Any = None
+
+    def write(self, rows: list[dict[str, Any]]) -> None:
+        self._pending.extend(rows)
+        if len(self._pending) >= self.CHUNK_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        frame = to_frame(self._pending, self.table)[self.columns]
+        first = self._file is None and self._writer is None
+        self.rows += len(self._pending)
+        self._pending = []
+        if self.fmt == "parquet":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            chunk = pa.Table.from_pandas(frame, preserve_index=False)
+            if self._writer is None:
+                self._writer = pq.ParquetWriter(self.tmp, chunk.schema)
+            self._writer.write_table(chunk)
+            return
+        if self._file is None:
+            self._file = open(self.tmp, "w", encoding="utf-8", newline="")  # noqa: SIM115 - open across writes
+        if self.fmt == "csv":
+            self._file.write(frame.to_csv(index=False, header=first))
+        elif len(frame):  # JSON: one array over the chunks (frame_json's layout)
+            inner = frame_json(frame)[len("[\n"):-len("\n]\n")]
+            self._file.write(("[\n" if first else ",\n") + inner)
+        elif first:
+            self._file.write("[")
+
+    def close(self) -> None:
+        if self._pending or (self._file is None and self._writer is None):
+            self._flush()  # (an empty table still gets its header)
+        if self._writer is not None:
+            self._writer.close()
+        if self._file is not None:
+            if self.fmt == "json":
+                self._file.write("]\n" if self.rows == 0 else "\n]\n")
+            self._file.close()
+        os.chmod(self.tmp, 0o644)
+        os.replace(self.tmp, self.path)
+
+    def abort(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        if self._file is not None:
+            self._file.close()
+        self.tmp.unlink(missing_ok=True)
+
+
 class GroupSink:
     """Rows of one table folded into groups as they arrive: per group the
     number of rows and the sums behind :func:`group`'s means, so memory grows
