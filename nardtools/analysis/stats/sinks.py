@@ -14,17 +14,44 @@ from ...errors import AnalysisError
 from .schema import _IDENTIFIERS, JSON_DIGITS, SCHEMAS, TurnColumns, check_columns
 
 
-class TableSink:
-    """Rows of one table streamed to a file (csv, json or parquet), written
-    atomically: nothing appears at ``path`` until :meth:`close`."""
+class _StreamedFile:
+    """A table written to ``path`` as it comes (csv, json or parquet) through
+    a temporary file beside it: nothing appears at ``path`` until
+    :meth:`_commit`, and :meth:`abort` leaves nothing behind."""
 
     def __init__(self, path: str | Path, fmt: str, table: str, columns: Sequence[str] | None = None) -> None:
         self.path, self.fmt, self.table = Path(path), fmt, table
         self.columns = list(columns or SCHEMAS[table])
         self.tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         self.rows = 0
-        self._writer: Any = None
-        self._file: IO[str] | None = None
+        self._writer: Any = None    # Parquet's
+        self._file: IO[str] | None = None    # CSV's and JSON's
+
+    def _commit(self, json_end: str) -> None:
+        """Close what was written (a JSON array ended with ``json_end``) and put it at ``path``."""
+        if self._writer is not None:
+            self._writer.close()
+        if self._file is not None:
+            if self.fmt == "json":
+                self._file.write(json_end)
+            self._file.close()
+        os.chmod(self.tmp, 0o644)
+        os.replace(self.tmp, self.path)
+
+    def abort(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        if self._file is not None:
+            self._file.close()
+        self.tmp.unlink(missing_ok=True)
+
+
+class TableSink(_StreamedFile):
+    """Rows of one table streamed to a file (csv, json or parquet), written
+    atomically: nothing appears at ``path`` until :meth:`close`."""
+
+    def __init__(self, path: str | Path, fmt: str, table: str, columns: Sequence[str] | None = None) -> None:
+        super().__init__(path, fmt, table, columns)
         self._pending: list[TurnColumns] = []  # Parquet: rows gathered into row groups of GROUP_ROWS
         self._pending_rows = 0
 
@@ -72,24 +99,10 @@ class TableSink:
         if self._writer is None and self._file is None and not self._pending:
             self.write(TurnColumns.from_rows([]))  # an empty table still gets its header
         self._flush()
-        if self._writer is not None:
-            self._writer.close()
-        if self._file is not None:
-            if self.fmt == "json":
-                self._file.write("\n]\n")
-            self._file.close()
-        os.chmod(self.tmp, 0o644)
-        os.replace(self.tmp, self.path)
-
-    def abort(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-        if self._file is not None:
-            self._file.close()
-        self.tmp.unlink(missing_ok=True)
+        self._commit("\n]\n")
 
 
-class RowSink:
+class RowSink(_StreamedFile):
     """Rows of the games table streamed to a file (csv, json or parquet) as
     they come, in chunks of :attr:`CHUNK_ROWS`, each written as the table
     held in memory would be (the same text, the same Parquet columns), and
@@ -99,13 +112,8 @@ class RowSink:
     CHUNK_ROWS = 5_000
 
     def __init__(self, path: str | Path, fmt: str, table: str, columns: Sequence[str] | None = None) -> None:
-        self.path, self.fmt, self.table = Path(path), fmt, table
-        self.columns = list(columns or SCHEMAS[table])
-        self.tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        self.rows = 0
+        super().__init__(path, fmt, table, columns)
         self._pending: list[dict[str, Any]] = []
-        self._file: IO[str] | None = None
-        self._writer: Any = None
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         self._pending.extend(rows)
@@ -139,21 +147,7 @@ class RowSink:
     def close(self) -> None:
         if self._pending or (self._file is None and self._writer is None):
             self._flush()  # (an empty table still gets its header)
-        if self._writer is not None:
-            self._writer.close()
-        if self._file is not None:
-            if self.fmt == "json":
-                self._file.write("]\n" if self.rows == 0 else "\n]\n")
-            self._file.close()
-        os.chmod(self.tmp, 0o644)
-        os.replace(self.tmp, self.path)
-
-    def abort(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-        if self._file is not None:
-            self._file.close()
-        self.tmp.unlink(missing_ok=True)
+        self._commit("]\n" if self.rows == 0 else "\n]\n")
 
 
 class GroupSink:
