@@ -54,9 +54,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..notation.record import ActionKind
-from .cubeful import CubeDecision, cube_decision, cube_decisions
+from .cubeful import ALERT_FLOOR, CubeDecision, cube_decision, cube_decisions
 from .evaluate import Evaluator, PlayValue, rank_turns, valued
 from .marks import mark_of
+from .resignation import ResignationAnalysis, analyse_resignation
 from .rows import boards_of
 
 if TYPE_CHECKING:
@@ -67,7 +68,6 @@ if TYPE_CHECKING:
     from .cube import MatchEquityTable
     from .cubeful import CubeState, Valuer
     from .evaluate import Evaluation
-    from .resignation import ResignationAnalysis
 
 @dataclass(frozen=True)
 class TurnAnalysis:
@@ -203,8 +203,6 @@ class PlayerAnalysis:
 
     def add_resignation(self, lost: float) -> None:
         """Count what the player gave away resigning, or accepting a resignation."""
-        from .cubeful import ALERT_FLOOR
-
         self.resignation_errors += lost >= ALERT_FLOOR
         self.resignation_error_total += lost
 
@@ -356,8 +354,6 @@ def analyse_match(replayed: ReplayedMatch, *, ply: int = 0, games: set[int] | No
     """Analyse every turn and cube decision of ``replayed`` (or of the game
     numbers in ``games``): cubeful at the score, or cubeless money with
     ``money``; ``met`` the match equity table (default: the game's)."""
-    from .resignation import analyse_resignation
-
     rules = replayed.ruleset.rules
     ev = Evaluator(rules, weights=weights, evaluator=evaluator)
     judge = Judge.for_match(rules, replayed.record.length, money=money, met=met)

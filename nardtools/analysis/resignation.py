@@ -25,7 +25,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
+from ..notation.record import ActionKind
 from ..outcome import Ending
+from .cubeful import ALERT_FLOOR
+from .marks import mark_of
+from .probabilities import equity
+from .rows import boards_of
 
 if TYPE_CHECKING:
     from ..notation.replay import ReplayedGame
@@ -64,8 +69,6 @@ class ResignationAnalysis:
     @property
     def alert(self) -> str | None:
         """``wrong resignation``, ``wrong acceptance``, or None below what prints as 0.000."""
-        from .cubeful import ALERT_FLOOR
-
         if self.error >= ALERT_FLOOR:
             return "wrong resignation"
         return "wrong acceptance" if self.accept_error >= ALERT_FLOOR else None
@@ -73,14 +76,12 @@ class ResignationAnalysis:
     @property
     def mark(self) -> str | None:
         """The mark of the error made (the resigner's or the acceptor's)."""
-        from .marks import mark_of
-
         return mark_of(max(self.error, self.accept_error))
 
     @property
     def text(self) -> str:
-        """One line for a reader: ``resigns a gammon (4 points): wrong acceptance (blunder), play on -2.412,
-        resign -2.000``."""
+        """One line for a reader: ``resigns gammon (8 points): wrong acceptance (blunder), play on -2.412,
+        resign -2.000; lost 0.412``."""
         lost = f"; lost {max(self.error, self.accept_error):.3f}" if self.alert else ""
         verdict = f"{self.alert} ({self.mark})" if self.alert and self.mark else self.alert or "right"
         return (f"resigns {self.level} ({self.points} point{'s' if self.points != 1 else ''}): {verdict}, "
@@ -100,10 +101,6 @@ def analyse_resignation(game: ReplayedGame, ev: Evaluator, names: Sequence[str],
                         ply: int = 0) -> ResignationAnalysis | None:
     """The judgement of the resignation that ended ``game``, or None when it
     did not end by one."""
-    from ..notation.record import ActionKind
-    from .probabilities import equity
-    from .rows import boards_of
-
     outcome = game.game.outcome
     if outcome is None or outcome.ending is not Ending.RESIGN:
         return None
