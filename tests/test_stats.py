@@ -395,7 +395,8 @@ def test_the_games_table_streams_to_a_file_as_the_table_in_memory_writes_it(tmp_
 
     monkeypatch.setattr(RowSink, "CHUNK_ROWS", 12)
     # the table is sorted by file, and a file is counted once however often it is named
-    folders = [str(ROOT / "examples" / "variants"), str(ROOT / "examples")]
+    folders = [str(ROOT / "examples" / "variants"), str(ROOT / "examples"),
+               str(ROOT / "examples" / "variants" / ".." / "variants" / "dutch-3pt-seed9.nrd")]
     out = tmp_path / f"games.{fmt}"
     streamed = runner.invoke(app, ["stats", *folders, "--table", "games", "-o", str(out), "-q"])
     assert streamed.exit_code == 0, streamed.output

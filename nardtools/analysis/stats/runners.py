@@ -141,9 +141,12 @@ def collect(paths: Iterable[str | Path], *, turns: bool = False, race_points: in
     delivers files out of order, and the table is sorted in memory)."""
     from ...notation.reading import expand_paths
 
-    # each file once (a folder and a file in it, given both, are not counted twice), in the order the
-    # tables are sorted in (by the file the rows name): rows streamed as they come are the table's
-    files = sorted(dict.fromkeys(expand_paths(paths)), key=lambda f: "<stdin>" if f == "-" else str(f))
+    # each file once (a folder and a file in it, given both, however written, are not counted twice), in
+    # the order the tables are sorted in (by the file the rows name): rows streamed as they come are the table's
+    once: dict[str, str] = {}
+    for f in expand_paths(paths):
+        once.setdefault(f if f == "-" else os.path.realpath(f), f)
+    files = sorted(once.values(), key=lambda f: "<stdin>" if f == "-" else str(f))
     if games_sink is not None and engine == "dask":
         raise AnalysisError("the games table streams from local runs only (Dask delivers files out of order)")
     archive = Archive(sink=sink, keep_turns=turns and sink is None, keep_games=keep_games, games_sink=games_sink,
