@@ -75,7 +75,7 @@ RULESET = find_ruleset("long")
 #: The committed rollout sets: 0.2's, then 0.4's and 0.7's, each on the
 #: positions of seeds from 900,000, 950,000 and 960,000.
 SETS = [ROOT / "benchmarks" / "data" / f"long-rollouts{tail}.npz"
-        for tail in ("", "-0.4", "-0.4-950k", "-0.4-960k", "-0.7", "-0.7-950k", "-0.7-960k", "-1.2")]
+        for tail in ("", "-0.4", "-0.4-950k", "-0.4-960k", "-0.7", "-0.7-950k", "-0.7-960k", "-1.2", "-1.2-950k")]
 OLD_REV = "2330bc0"
 
 
