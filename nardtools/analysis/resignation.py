@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ..notation.record import ActionKind
 from ..outcome import Ending
-from .cubeful import ALERT_FLOOR
+from .cubeful import ALERT_FLOOR, cube_decision
 from .marks import mark_of
 from .probabilities import equity
 from .rows import boards_of
@@ -120,12 +120,9 @@ def analyse_resignation(game: ReplayedGame, ev: Evaluator, names: Sequence[str],
         resigned, scale = -outcome.points / cube, 0.0
     else:
         state = judge.state(game.game, loser, cube, game.game.cube_owner)
-        if state.may_double(ev.rules):
-            decision = judge.decision(ev, position, state, ply)
-            assert decision is not None  # it may double
-            play_on = decision[0].best
-        else:
-            play_on = float(valuer.cubeful(p, state, valuer.efficiency(rows))[0])
+        x = valuer.efficiency(rows)  # playing on, with the right to double where it has one
+        play_on = (cube_decision(p, rows, state, ev.rules, x=x, valuer=valuer).best if state.may_double(ev.rules)
+                   else float(valuer.cubeful(p, state, x)[0]))
         resigned, scale = valuer.result_equity(state, -outcome.points), valuer.mwc_per_emg(state)
     said = next((a for a in reversed(game.record.actions) if a.kind in (ActionKind.RESIGN, ActionKind.WIN)), None)
     turn, where = (said.number, (said.line, said.col)) if said is not None else (0, (0, 0))
